@@ -1,0 +1,53 @@
+-- Deploy cyclone:clock
+-- The one engine clock. Every engine function reads cyclone.now(); tests move it
+-- with advance_time(), and the offset lives in a one-row table so that it holds
+-- across connections.
+BEGIN;
+
+CREATE TABLE cyclone.clock (
+    singleton boolean PRIMARY KEY DEFAULT true CONSTRAINT clock_singleton CHECK (singleton),
+    time_offset interval NOT NULL DEFAULT interval '0'
+);
+INSERT INTO cyclone.clock DEFAULT VALUES;
+COMMENT ON TABLE cyclone.clock IS 'Offset added to now() by cyclone.now(); zero in production.';
+
+CREATE OR REPLACE FUNCTION cyclone.now()
+RETURNS timestamptz
+LANGUAGE sql STABLE
+SECURITY DEFINER
+SET search_path = cyclone, pg_temp
+AS $$
+    SELECT pg_catalog.now() + coalesce((SELECT time_offset FROM cyclone.clock), interval '0')
+$$;
+COMMENT ON FUNCTION cyclone.now() IS 'Engine time: transaction time plus the test offset set by advance_time().';
+
+CREATE OR REPLACE FUNCTION cyclone.advance_time(p_by interval)
+RETURNS timestamptz
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = cyclone, pg_temp
+AS $$
+BEGIN
+    IF p_by IS NULL THEN
+        RAISE EXCEPTION 'p_by must not be NULL' USING ERRCODE = '22004';
+    END IF;
+    IF p_by < interval '0' THEN
+        RAISE EXCEPTION 'the engine clock only moves forward (p_by = %)', p_by USING ERRCODE = '22023';
+    END IF;
+    UPDATE cyclone.clock SET time_offset = time_offset + p_by;
+    RETURN cyclone.now();
+END
+$$;
+COMMENT ON FUNCTION cyclone.advance_time(interval) IS 'Tests only: move the engine clock forward by p_by (cumulative, across connections).';
+
+CREATE OR REPLACE FUNCTION cyclone.reset_time()
+RETURNS void
+LANGUAGE sql
+SECURITY DEFINER
+SET search_path = cyclone, pg_temp
+AS $$
+    UPDATE cyclone.clock SET time_offset = interval '0'
+$$;
+COMMENT ON FUNCTION cyclone.reset_time() IS 'Tests only: put the engine clock back on real time.';
+
+COMMIT;

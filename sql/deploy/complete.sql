@@ -1,0 +1,107 @@
+-- Deploy cyclone:complete
+-- complete() and complete_many(): a compare-and-set on (running, owner,
+-- generation), then the DAG advance in the same transaction. A late result (after
+-- a reclaim, timeout, cancel or deadline) matches nothing and changes nothing.
+-- Lock order: the run (after its ancestors), then its steps.
+BEGIN;
+
+CREATE OR REPLACE FUNCTION cyclone.complete(
+    p_step_id bigint,
+    p_worker text,
+    p_lease_generation bigint,
+    p_output jsonb DEFAULT NULL)
+RETURNS boolean
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = cyclone, pg_temp
+AS $$
+DECLARE
+    v_run_id uuid;
+BEGIN
+    PERFORM cyclone._require('complete', p_step_id IS NOT NULL AND p_worker IS NOT NULL
+                             AND p_lease_generation IS NOT NULL, 'p_step_id, p_worker and p_lease_generation are required');
+    SELECT s.run_id INTO v_run_id FROM cyclone_steps s WHERE s.id = p_step_id;
+    IF NOT FOUND THEN
+        RETURN false;
+    END IF;
+    PERFORM cyclone._lock_run(v_run_id);
+    UPDATE cyclone_steps
+       SET state = 'completed', output = p_output, finished_at = cyclone.now(),
+           lease_owner = NULL, lease_expiry = NULL
+     WHERE id = p_step_id
+       AND state = 'running'
+       AND lease_owner = p_worker
+       AND lease_generation = p_lease_generation;
+    IF NOT FOUND THEN
+        RETURN false;
+    END IF;
+    PERFORM cyclone._advance(v_run_id);
+    RETURN true;
+END
+$$;
+COMMENT ON FUNCTION cyclone.complete(bigint, text, bigint, jsonb) IS
+    'Complete a leased step and advance its run. False (and no change) when the lease is no longer ours.';
+
+CREATE OR REPLACE FUNCTION cyclone.complete_many(
+    p_worker text,
+    p_step_ids bigint[],
+    p_lease_generations bigint[],
+    p_outputs jsonb[])
+RETURNS TABLE (step_id bigint, accepted boolean)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = cyclone, pg_temp
+AS $$
+#variable_conflict use_column
+DECLARE
+    v_now timestamptz := cyclone.now();
+    v_run_id uuid;
+    v_done bigint[];
+BEGIN
+    PERFORM cyclone._require('complete_many', p_worker IS NOT NULL AND p_step_ids IS NOT NULL
+                             AND p_lease_generations IS NOT NULL AND p_outputs IS NOT NULL,
+                             'p_worker and the three arrays are required');
+    PERFORM cyclone._require('complete_many',
+        cardinality(p_step_ids) = cardinality(p_lease_generations) AND cardinality(p_step_ids) = cardinality(p_outputs),
+        'p_step_ids, p_lease_generations and p_outputs must have the same length');
+    PERFORM cyclone._require('complete_many',
+        array_position(p_step_ids, NULL) IS NULL AND array_position(p_lease_generations, NULL) IS NULL,
+        'step ids and lease generations must not contain NULL');
+    PERFORM cyclone._require('complete_many',
+        (SELECT count(DISTINCT u) = count(*) FROM unnest(p_step_ids) u), 'a step id is listed twice');
+
+    FOR v_run_id IN
+        SELECT DISTINCT s.run_id FROM cyclone_steps s WHERE s.id = ANY (p_step_ids) ORDER BY s.run_id
+    LOOP
+        PERFORM cyclone._lock_run(v_run_id);
+    END LOOP;
+
+    WITH given AS (
+        SELECT u.id, u.gen, u.output FROM unnest(p_step_ids, p_lease_generations, p_outputs) AS u(id, gen, output)
+    ), done AS (
+        UPDATE cyclone_steps s
+           SET state = 'completed', output = g.output, finished_at = v_now,
+               lease_owner = NULL, lease_expiry = NULL
+          FROM given g
+         WHERE s.id = g.id
+           AND s.state = 'running'
+           AND s.lease_owner = p_worker
+           AND s.lease_generation = g.gen
+        RETURNING s.id
+    )
+    SELECT coalesce(array_agg(d.id), '{}') INTO v_done FROM done d;
+
+    FOR v_run_id IN
+        SELECT DISTINCT s.run_id FROM cyclone_steps s WHERE s.id = ANY (v_done) ORDER BY s.run_id
+    LOOP
+        PERFORM cyclone._advance(v_run_id);
+    END LOOP;
+
+    RETURN QUERY
+    SELECT u.id, u.id = ANY (v_done) FROM unnest(p_step_ids) WITH ORDINALITY AS u(id, ord) ORDER BY u.ord;
+END
+$$;
+COMMENT ON FUNCTION cyclone.complete_many(text, bigint[], bigint[], jsonb[]) IS
+    'Batch complete: each element is its own compare-and-set with the semantics of complete().';
+
+COMMIT;

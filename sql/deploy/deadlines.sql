@@ -1,0 +1,100 @@
+-- Deploy cyclone:deadlines
+-- enforce_deadlines() fails runs past deadline_at; _expire_waits() discards wait
+-- and child nodes past their max_wait. Both skip paused runs (their clocks stop)
+-- and are called by tick(). Lock order: each run (after its ancestors), then its
+-- steps.
+BEGIN;
+
+-- Fails one running run at its deadline: available, running and waiting steps are
+-- discarded (kind deadline), the other live ones cancelled, child runs cancelled.
+CREATE OR REPLACE FUNCTION cyclone._expire_deadline(p_run_id uuid)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = cyclone, pg_temp
+AS $$
+DECLARE
+    v_now timestamptz := cyclone.now();
+    v_step record;
+BEGIN
+    UPDATE cyclone_runs SET state = 'failed', finished_at = v_now WHERE id = p_run_id;
+    FOR v_step IN
+        UPDATE cyclone_steps
+           SET state = 'discarded', error_kind = 'deadline', error = 'run deadline exceeded',
+               finished_at = v_now, lease_owner = NULL, lease_expiry = NULL
+         WHERE run_id = p_run_id AND state IN ('available', 'running', 'waiting')
+        RETURNING id, node, kind, child_run_id
+    LOOP
+        PERFORM pg_notify('cyclone_discard', json_build_object(
+            'run_id', p_run_id, 'step_id', v_step.id, 'node', v_step.node, 'error_kind', 'deadline')::text);
+        IF v_step.kind = 'child' AND v_step.child_run_id IS NOT NULL THEN
+            PERFORM cyclone._cancel_run(v_step.child_run_id, 'run cancelled');
+        END IF;
+    END LOOP;
+    PERFORM cyclone._cancel_steps(p_run_id, NULL, 'run deadline exceeded');
+    -- Handlers still running for this run stop at once; renew() is the backstop.
+    PERFORM pg_notify('cyclone_cancel', p_run_id::text);
+    PERFORM cyclone._notify_parent(p_run_id);
+END
+$$;
+
+CREATE OR REPLACE FUNCTION cyclone.enforce_deadlines(p_limit int DEFAULT 100)
+RETURNS SETOF uuid
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = cyclone, pg_temp
+AS $$
+DECLARE
+    v_now timestamptz := cyclone.now();
+    v_run_id uuid;
+    v_run cyclone_runs;
+BEGIN
+    PERFORM cyclone._require('enforce_deadlines', p_limit > 0, 'p_limit must be positive');
+    FOR v_run_id IN
+        SELECT r.id FROM cyclone_runs r
+         WHERE r.state = 'running' AND r.deadline_at < v_now
+         ORDER BY r.deadline_at, r.id
+         LIMIT p_limit
+    LOOP
+        v_run := cyclone._lock_run(v_run_id);
+        CONTINUE WHEN v_run.state IS DISTINCT FROM 'running' OR NOT (v_run.deadline_at < v_now);
+        PERFORM cyclone._expire_deadline(v_run_id);
+        RETURN NEXT v_run_id;
+    END LOOP;
+END
+$$;
+COMMENT ON FUNCTION cyclone.enforce_deadlines(int) IS
+    'Fail every running run past its deadline (at most p_limit a call); returns their ids.';
+
+-- Discards wait and child nodes of running runs that waited past max_wait.
+CREATE OR REPLACE FUNCTION cyclone._expire_waits(p_limit int)
+RETURNS SETOF bigint
+LANGUAGE plpgsql
+SET search_path = cyclone, pg_temp
+AS $$
+DECLARE
+    v_now timestamptz := cyclone.now();
+    v_candidate record;
+    v_step cyclone_steps;
+BEGIN
+    FOR v_candidate IN
+        SELECT c.id, c.run_id
+          FROM (SELECT s.id, s.run_id FROM cyclone_steps s
+                  JOIN cyclone_runs r ON r.id = s.run_id AND r.state = 'running'
+                 WHERE s.state = 'waiting' AND s.wait_expires_at < v_now
+                 ORDER BY s.wait_expires_at, s.id
+                 LIMIT p_limit) c
+         ORDER BY c.run_id, c.id
+    LOOP
+        CONTINUE WHEN (cyclone._lock_run(v_candidate.run_id)).state IS DISTINCT FROM 'running';
+        SELECT s.* INTO v_step FROM cyclone_steps s
+         WHERE s.id = v_candidate.id AND s.state = 'waiting' AND s.wait_expires_at < v_now
+           FOR UPDATE;
+        CONTINUE WHEN NOT FOUND;
+        PERFORM cyclone._discard_step(v_step.id,
+            format('%s node waited longer than max_wait %s', v_step.kind, v_step.max_wait), 'max_wait');
+        RETURN NEXT v_step.id;
+    END LOOP;
+END
+$$;
+
+COMMIT;

@@ -1,0 +1,4 @@
+-- Revert cyclone:sweep
+BEGIN;
+DROP FUNCTION cyclone.sweep(int, int);
+COMMIT;

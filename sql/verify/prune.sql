@@ -1,0 +1,4 @@
+-- Verify cyclone:prune
+BEGIN;
+SELECT 'cyclone.prune(interval, int)'::regprocedure;
+ROLLBACK;

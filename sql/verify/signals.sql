@@ -1,0 +1,4 @@
+-- Verify cyclone:signals
+BEGIN;
+SELECT 'cyclone.signal(uuid, text, jsonb)'::regprocedure;
+ROLLBACK;

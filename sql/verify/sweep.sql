@@ -1,0 +1,4 @@
+-- Verify cyclone:sweep
+BEGIN;
+SELECT 'cyclone.sweep(int, int)'::regprocedure;
+ROLLBACK;

@@ -1,0 +1,9 @@
+-- Verify cyclone:views
+BEGIN;
+SELECT id, workflow, state, input, output, created_at, finished_at, deadline_at, paused_at
+  FROM cyclone.cyclone_v_runs WHERE FALSE;
+SELECT run_id, node, kind, state, attempt, max_attempts, reclaims, error, error_kind,
+       scheduled_at, started_at, completed_at
+  FROM cyclone.cyclone_v_steps WHERE FALSE;
+SELECT run_id, node, workflow, error_kind, completed_at FROM cyclone.cyclone_v_dlq WHERE FALSE;
+ROLLBACK;
