@@ -1,0 +1,54 @@
+# Cyclone: everything sets itself up (Debian 12; as root, missing packages are installed).
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := test
+
+VENV   := .venv
+PY     := $(VENV)/bin/python
+CYC    := $(VENV)/bin/cyclone
+
+.PHONY: bootstrap db db-stop deploy test roundtrip pgtap lint pytest demo bench bench-quick clean
+
+bootstrap:
+	@scripts/bootstrap.sh
+
+db: bootstrap
+	@$(CYC) dev-db start
+
+deploy: db
+	@$(CYC) migrate
+
+roundtrip: db
+	@scripts/sqitch-roundtrip.sh
+
+pgtap: db
+	@scripts/pgtap.sh
+
+lint: db
+	@scripts/lint-plpgsql.sh
+
+pytest: db
+	@$(VENV)/bin/pytest -q
+
+test: db
+	@scripts/sqitch-roundtrip.sh
+	@scripts/pgtap.sh
+	@scripts/lint-plpgsql.sh
+	@$(VENV)/bin/pytest -q
+
+demo: deploy
+	@$(PY) examples/demo.py
+
+bench: db
+	@$(PY) -m bench
+
+bench-quick: db
+	@$(PY) -m bench --quick
+
+db-stop:
+	@if [[ -x $(CYC) ]]; then $(CYC) dev-db stop; fi
+
+clean:
+	@if [[ -x $(CYC) ]]; then $(CYC) dev-db destroy --yes; fi
+	@rm -rf $(VENV) .cyclone *.egg-info .pytest_cache .hypothesis
+	@find . -name __pycache__ -type d -prune -exec rm -rf {} +

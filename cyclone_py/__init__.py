@@ -1,0 +1,51 @@
+"""Cyclone: a durable workflow engine whose state machine lives in PostgreSQL.
+
+The Python package is a thin runtime over the SQL functions of schema
+``cyclone``: declare workflows (:class:`Workflow`, :class:`App`), run them
+(:class:`Worker`), drive the engine directly (:class:`Client`), and test
+without waiting (:class:`cyclone_py.testing.Env`).
+"""
+
+from __future__ import annotations
+
+from cyclone_py import errors
+from cyclone_py.client import ClaimedStep, Client, Run, RunRow, StepRow, TickResult
+from cyclone_py.errors import (
+    Cancelled,
+    CycloneError,
+    DatabaseUnavailable,
+    InvalidArgument,
+    NotFound,
+    Permanent,
+    ReclaimLimitExceeded,
+    StepFailed,
+    WrongState,
+)
+from cyclone_py.worker import Worker
+from cyclone_py.workflow import App, StepContext, Workflow, load_app
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "App",
+    "Cancelled",
+    "ClaimedStep",
+    "Client",
+    "CycloneError",
+    "DatabaseUnavailable",
+    "InvalidArgument",
+    "NotFound",
+    "Permanent",
+    "ReclaimLimitExceeded",
+    "Run",
+    "RunRow",
+    "StepContext",
+    "StepFailed",
+    "StepRow",
+    "TickResult",
+    "Worker",
+    "Workflow",
+    "WrongState",
+    "errors",
+    "load_app",
+]

@@ -1,0 +1,335 @@
+"""DSN resolution and the project's embedded PostgreSQL 15 cluster.
+
+The DSN comes from, in order: an explicit argument, ``CYCLONE_DSN``,
+``DATABASE_URL``, else the embedded cluster (started on demand by
+``cyclone dev-db start``; see :class:`EmbeddedCluster`).
+
+The embedded cluster listens on a unix socket only (``listen_addresses =
+''``), so it never touches a PostgreSQL already running on the machine.
+When we run as root, the cluster lives under ``/var/tmp`` and belongs to the
+``postgres`` OS user, so it works whatever the permissions of the clone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import logging
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import psycopg
+from psycopg import conninfo, sql
+
+logger = logging.getLogger(__name__)
+
+PG_BIN = Path(os.environ.get("CYCLONE_PG_BIN", "/usr/lib/postgresql/15/bin"))
+DBNAME = "cyclone"
+SUPERUSER = "postgres"
+OS_USER = "postgres"
+
+StopMode = Literal["smart", "fast", "immediate"]
+
+
+class EmbeddedDBError(RuntimeError):
+    """The embedded PostgreSQL cluster could not be managed."""
+
+
+def repo_root() -> Path:
+    """The project root: ``CYCLONE_ROOT``, else the checkout holding this package,
+    else the nearest parent of the working directory with a ``sqitch.plan``."""
+    env = os.environ.get("CYCLONE_ROOT")
+    if env:
+        return Path(env).resolve()
+    here = Path(__file__).resolve().parent.parent
+    if (here / "pyproject.toml").exists() or (here / "sqitch.plan").exists():
+        return here
+    cwd = Path.cwd().resolve()
+    for candidate in (cwd, *cwd.parents):
+        if (candidate / "sqitch.plan").exists():
+            return candidate
+    return cwd
+
+
+def _repo_hash(root: Path) -> str:
+    return hashlib.sha1(str(root).encode()).hexdigest()
+
+
+def _is_root() -> bool:
+    return os.geteuid() == 0
+
+
+@dataclass(frozen=True)
+class EmbeddedCluster:
+    """A throwaway PostgreSQL 15 cluster private to one checkout."""
+
+    home: Path
+    port: int
+    dbname: str = DBNAME
+    user: str = SUPERUSER
+
+    @classmethod
+    def for_repo(cls, root: Path | None = None) -> EmbeddedCluster:
+        root = (root or repo_root()).resolve()
+        digest = _repo_hash(root)
+        env_home = os.environ.get("CYCLONE_HOME")
+        if env_home:
+            home = Path(env_home).resolve()
+        elif _is_root():
+            home = Path("/var/tmp") / f"cyclone-{digest[:12]}"
+        else:
+            home = root / ".cyclone" / "pg"
+        port = 20000 + int(digest, 16) % 10000
+        return cls(home=home, port=port)
+
+    # -- layout ---------------------------------------------------------------
+
+    @property
+    def data_dir(self) -> Path:
+        return self.home / "data"
+
+    @property
+    def socket_dir(self) -> Path:
+        run = self.home / "run"
+        # A unix socket path must fit in 107 bytes (".s.PGSQL.NNNNN" included).
+        if len(str(run).encode()) <= 80:
+            return run
+        digest = hashlib.sha1(str(self.home).encode()).hexdigest()[:12]
+        return Path(tempfile.gettempdir()) / f"cyclone-{os.geteuid()}-{digest}"
+
+    @property
+    def log_file(self) -> Path:
+        return self.home / "log" / "postgres.log"
+
+    @property
+    def lock_file(self) -> Path:
+        return self.home.parent / f".{self.home.name}.lock"
+
+    def url(self, dbname: str | None = None) -> str:
+        """The libpq DSN of database ``dbname`` (default ``cyclone``)."""
+        return conninfo.make_conninfo(
+            host=str(self.socket_dir),
+            port=str(self.port),
+            user=self.user,
+            dbname=dbname or self.dbname,
+        )
+
+    def env(self, dbname: str | None = None) -> dict[str, str]:
+        """PG* variables for psql, sqitch and pg_prove."""
+        return {
+            "PGHOST": str(self.socket_dir),
+            "PGPORT": str(self.port),
+            "PGUSER": self.user,
+            "PGDATABASE": dbname or self.dbname,
+        }
+
+    # -- process helpers ------------------------------------------------------
+
+    def _run(self, args: Sequence[str | Path], *, check: bool = True) -> subprocess.CompletedProcess[str]:
+        cmd = [str(a) for a in args]
+        if _is_root():
+            cmd = ["runuser", "-u", OS_USER, "--", *cmd]
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PG")}
+        env["LC_ALL"] = env.get("LC_ALL") or "C.UTF-8"
+        # cwd: the postgres OS user may not be able to read the caller's cwd.
+        cwd = self.home if self.home.exists() else Path("/")
+        proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
+        if check and proc.returncode != 0:
+            detail = (proc.stderr or proc.stdout).strip().splitlines()
+            last = detail[-1] if detail else f"exit {proc.returncode}"
+            what = " ".join(str(a) for a in [Path(str(args[0])).name, *args[1:2]] if not str(a).startswith("-"))
+            raise EmbeddedDBError(f"{what} failed: {last} (log: {self.log_file})")
+        return proc
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        self.lock_file.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.lock_file, "a") as fh:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(fh, fcntl.LOCK_UN)
+
+    def _chown(self, *paths: Path) -> None:
+        if _is_root():
+            for p in paths:
+                shutil.chown(p, user=OS_USER, group=OS_USER)
+
+    # -- lifecycle ------------------------------------------------------------
+
+    def initialized(self) -> bool:
+        return (self.data_dir / "PG_VERSION").exists()
+
+    def _init(self) -> None:
+        if not (PG_BIN / "initdb").exists():
+            raise EmbeddedDBError(f"PostgreSQL 15 binaries not found in {PG_BIN} (run scripts/bootstrap.sh)")
+        self.home.mkdir(parents=True, exist_ok=True)
+        self.home.chmod(0o700)
+        self._chown(self.home)
+        logger.info("initdb", extra={"data_dir": str(self.data_dir)})
+        self._run([
+            PG_BIN / "initdb", "-D", self.data_dir, "-U", self.user,
+            "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8", "--no-sync",
+        ])
+        with open(self.data_dir / "postgresql.conf", "a") as fh:
+            fh.write("\n# Cyclone embedded cluster\ninclude 'cyclone.conf'\n")
+
+    def _write_config(self) -> None:
+        for d in (self.socket_dir, self.log_file.parent):
+            d.mkdir(parents=True, exist_ok=True)
+            self._chown(d)
+        conf = self.data_dir / "cyclone.conf"
+        conf.write_text(
+            "# Written by cyclone_py.db on every start; edit db.py, not this file.\n"
+            "listen_addresses = ''\n"
+            f"unix_socket_directories = '{self.socket_dir}'\n"
+            f"port = {self.port}\n"
+            "max_connections = 200\n"
+            "shared_preload_libraries = 'pg_cron'\n"
+            f"cron.database_name = '{self.dbname}'\n"
+            "timezone = 'UTC'\n"
+            "log_timezone = 'UTC'\n"
+            "logging_collector = off\n"
+        )
+        self._chown(conf)
+
+    def status(self) -> bool:
+        """True if the cluster's postmaster is running."""
+        if not self.initialized():
+            return False
+        return self._run([PG_BIN / "pg_ctl", "status", "-D", self.data_dir], check=False).returncode == 0
+
+    def start(self, timeout: float = 60.0) -> str:
+        """Initialise (first time) and start the cluster; idempotent.  Returns the DSN."""
+        with self._locked():
+            if not self.initialized():
+                self._init()
+            if not self.status():
+                self._write_config()
+                self._run([
+                    PG_BIN / "pg_ctl", "start", "-D", self.data_dir, "-l", self.log_file,
+                    "-w", "-t", str(int(timeout)),
+                ])
+            self._wait_ready(timeout)
+            self._ensure_database()
+        return self.url()
+
+    def stop(self, mode: StopMode = "fast") -> None:
+        """Stop the cluster if it runs."""
+        with self._locked():
+            if self.status():
+                self._run([PG_BIN / "pg_ctl", "stop", "-D", self.data_dir, "-m", mode, "-w", "-t", "60"])
+
+    def restart(self, mode: StopMode = "fast", timeout: float = 60.0) -> str:
+        """Stop (``immediate`` simulates a crash: recovery runs on start) and start again."""
+        self.stop(mode)
+        return self.start(timeout)
+
+    def destroy(self) -> None:
+        """Stop the cluster and delete its files."""
+        self.stop("immediate")
+        with self._locked():
+            shutil.rmtree(self.home, ignore_errors=True)
+            shutil.rmtree(self.socket_dir, ignore_errors=True)
+        with contextlib.suppress(FileNotFoundError):
+            self.lock_file.unlink()
+
+    def _wait_ready(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        last: Exception | None = None
+        while time.monotonic() < deadline:
+            try:
+                with psycopg.connect(self.url("postgres"), connect_timeout=5, autocommit=True) as c:
+                    c.execute("SELECT 1")
+                return
+            except psycopg.OperationalError as exc:  # starting up / recovering
+                last = exc
+                time.sleep(0.1)
+        raise EmbeddedDBError(f"embedded database not ready after {timeout:.0f}s: {last}")
+
+    def _ensure_database(self, dbname: str | None = None) -> None:
+        name = dbname or self.dbname
+        with psycopg.connect(self.url("postgres"), autocommit=True) as c:
+            exists = c.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone()
+            if not exists:
+                with contextlib.suppress(psycopg.errors.DuplicateDatabase):
+                    c.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+
+
+def embedded() -> EmbeddedCluster:
+    """The embedded cluster of this checkout."""
+    return EmbeddedCluster.for_repo()
+
+
+def resolve_dsn(dsn: str | None = None, *, start: bool = False) -> str:
+    """Explicit ``dsn``, else ``CYCLONE_DSN``, else ``DATABASE_URL``, else the embedded
+    database (started first when ``start`` is true)."""
+    for candidate in (dsn, os.environ.get("CYCLONE_DSN"), os.environ.get("DATABASE_URL")):
+        if candidate:
+            return candidate
+    cluster = embedded()
+    return cluster.start() if start else cluster.url()
+
+
+def pg_env(dsn: str, base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """An environment for psql/sqitch/pg_prove pointing at ``dsn`` (PGHOST, PGPORT,
+    PGUSER, PGDATABASE, plus PGPASSWORD/PGSSLMODE when the DSN has them)."""
+    params = conninfo.conninfo_to_dict(dsn)
+    env = {k: v for k, v in (base if base is not None else os.environ).items() if not k.startswith("PG")}
+    mapping = {
+        "host": "PGHOST", "port": "PGPORT", "user": "PGUSER", "dbname": "PGDATABASE",
+        "password": "PGPASSWORD", "sslmode": "PGSSLMODE", "options": "PGOPTIONS",
+        "application_name": "PGAPPNAME",
+    }
+    for key, var in mapping.items():
+        value = params.get(key)
+        if value is not None and value != "":
+            env[var] = str(value)
+    # Prefer the real PostgreSQL 15 client tools over any wrapper on PATH.
+    if PG_BIN.is_dir():
+        env["PATH"] = f"{PG_BIN}{os.pathsep}{env.get('PATH', '')}"
+    return env
+
+
+def dbname_of(dsn: str) -> str:
+    """The database a DSN names (libpq default: the user name)."""
+    params = conninfo.conninfo_to_dict(dsn)
+    name = params.get("dbname") or params.get("user") or os.environ.get("PGDATABASE") or os.environ.get("USER", "")
+    return str(name)
+
+
+def with_dbname(dsn: str, dbname: str) -> str:
+    """``dsn`` pointing at another database on the same server."""
+    params = conninfo.conninfo_to_dict(dsn)
+    params["dbname"] = dbname
+    return conninfo.make_conninfo(**{k: str(v) for k, v in params.items() if v is not None})
+
+
+def sqitch(args: Sequence[str], dsn: str, *, quiet: bool = False) -> subprocess.CompletedProcess[str]:
+    """Run ``sqitch <args> db:pg:<dbname>`` against ``dsn`` from the repo root; raises
+    :class:`EmbeddedDBError` with sqitch's last line on failure."""
+    exe = shutil.which("sqitch")
+    if exe is None:
+        raise EmbeddedDBError("sqitch not found (run scripts/bootstrap.sh)")
+    root = repo_root()
+    if not (root / "sqitch.plan").exists():
+        raise EmbeddedDBError(f"no sqitch.plan in {root}")
+    cmd = [exe, *(["--quiet"] if quiet else []), *args, f"db:pg:{dbname_of(dsn)}"]
+    proc = subprocess.run(
+        cmd, cwd=root, env=pg_env(dsn), text=True,
+        stdout=subprocess.PIPE if quiet else None, stderr=subprocess.PIPE,
+    )
+    if proc.returncode != 0:
+        lines = [ln for ln in (proc.stderr or "").splitlines() if ln.strip()]
+        lines = [ln for ln in lines if "unexpectedly returned" not in ln] or lines
+        raise EmbeddedDBError(f"sqitch {args[0]} failed" + (f": {lines[0].strip()}" if lines else f" (exit {proc.returncode})"))
+    return proc

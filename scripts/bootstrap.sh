@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Install what `make test` / `make demo` need on Debian 12, then the Python venv.
+# Idempotent and quiet: a second run installs nothing.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+DEB_PACKAGES=(
+  postgresql-15 postgresql-15-pgtap libtap-parser-sourcehandler-pgtap-perl sqitch libdbd-pg-perl
+  postgresql-15-cron postgresql-15-plpgsql-check python3.11 python3.11-venv
+)
+
+missing=()
+for pkg in "${DEB_PACKAGES[@]}"; do
+  status=$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)
+  [[ "$status" == "installed" ]] || missing+=("$pkg")
+done
+
+if ((${#missing[@]})); then
+  if [[ $(id -u) -eq 0 ]]; then
+    echo "bootstrap: installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >/dev/null
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    echo "bootstrap: missing Debian packages; run:" >&2
+    echo "sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+
+PYTHON=${PYTHON:-python3.11}
+STAMP=.venv/.bootstrap-stamp
+if [[ ! -x .venv/bin/python ]]; then
+  "$PYTHON" -m venv .venv
+  rm -f "$STAMP"
+fi
+if [[ ! -f "$STAMP" || pyproject.toml -nt "$STAMP" ]]; then
+  echo "bootstrap: pip install -e '.[test]'"
+  .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test]'
+  touch "$STAMP"
+fi

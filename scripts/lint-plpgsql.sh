@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# plpgsql_check every PL/pgSQL function in schema cyclone of a freshly deployed
+# database; fail on any error-level finding (warnings are printed, not fatal).
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+DB="cyclone_lint_$$"
+fresh_deployed_db "$DB"
+psql -X -q -v ON_ERROR_STOP=1 -d "$DB" -c "CREATE EXTENSION IF NOT EXISTS plpgsql_check"
+
+report=$(psql -X -q -At -F ' | ' -v ON_ERROR_STOP=1 -d "$DB" <<'SQL'
+WITH fns AS (
+  SELECT p.oid, p.prorettype = 'trigger'::regtype AS is_trigger
+  FROM pg_proc p
+  JOIN pg_namespace n ON n.oid = p.pronamespace
+  JOIN pg_language l ON l.oid = p.prolang
+  WHERE n.nspname = 'cyclone' AND l.lanname = 'plpgsql'
+), targets AS (
+  -- trigger functions are checked against a table that uses them
+  SELECT f.oid, CASE WHEN f.is_trigger THEN
+           (SELECT t.tgrelid FROM pg_trigger t WHERE t.tgfoid = f.oid ORDER BY t.oid LIMIT 1)
+         ELSE 0 END AS relid, f.is_trigger
+  FROM fns f
+)
+SELECT c.level, t.oid::regprocedure, 'line ' || coalesce(c.lineno::text, '?'),
+       c.sqlstate, c.message, coalesce(c.detail, ''), coalesce(c.hint, '')
+FROM targets t
+CROSS JOIN LATERAL plpgsql_check_function_tb(t.oid, coalesce(t.relid, 0)::regclass,
+                                             fatal_errors => false) c
+WHERE NOT (t.is_trigger AND t.relid IS NULL)
+ORDER BY c.level, t.oid::regprocedure::text, c.lineno;
+SQL
+)
+nfuncs=$(psql -X -At -d "$DB" -c "SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace JOIN pg_language l ON l.oid = p.prolang WHERE n.nspname = 'cyclone' AND l.lanname = 'plpgsql'")
+[[ -n "$report" ]] && echo "$report"
+if grep -q '^error' <<<"$report"; then
+  echo "plpgsql_check: errors found" >&2
+  exit 1
+fi
+echo "plpgsql_check: $nfuncs functions, no errors"

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# On an empty database: sqitch deploy && revert -y && deploy && verify.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+DB="cyclone_roundtrip_$$"
+drop_db "$DB"; create_db "$DB"
+trap "drop_db '$DB'" EXIT
+sqitch_db "$DB" deploy
+sqitch_db "$DB" revert -y
+# Revert must leave nothing of ours behind (roles are cluster-wide and may stay).
+left=$(psql -X -At -d "$DB" -c "SELECT count(*) FROM pg_namespace WHERE nspname = 'cyclone'")
+if [[ "$left" != 0 ]]; then echo "sqitch-roundtrip: schema cyclone still exists after revert" >&2; exit 1; fi
+sqitch_db "$DB" deploy
+sqitch_db "$DB" verify
+echo "sqitch round trip: ok"

@@ -1,0 +1,70 @@
+"""The embedded database, DSN resolution, the test fixtures and the CLI plumbing."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import psycopg
+import pytest
+from click.testing import CliRunner
+
+from cyclone_py import cli, db
+
+
+def test_resolve_dsn_prefers_explicit_then_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CYCLONE_DSN", "dbname=a")
+    monkeypatch.setenv("DATABASE_URL", "postgresql:///b")
+    assert db.resolve_dsn("dbname=x") == "dbname=x"
+    assert db.resolve_dsn() == "dbname=a"
+    monkeypatch.delenv("CYCLONE_DSN")
+    assert db.resolve_dsn() == "postgresql:///b"
+    monkeypatch.delenv("DATABASE_URL")
+    assert db.resolve_dsn() == db.embedded().url()
+
+
+def test_pg_env_maps_a_url() -> None:
+    env = db.pg_env("postgresql://u:pw@h:5433/d?sslmode=disable", base={})
+    assert {k: env[k] for k in ("PGHOST", "PGPORT", "PGUSER", "PGPASSWORD", "PGDATABASE", "PGSSLMODE")} == {
+        "PGHOST": "h", "PGPORT": "5433", "PGUSER": "u", "PGPASSWORD": "pw",
+        "PGDATABASE": "d", "PGSSLMODE": "disable",
+    }
+
+
+def test_embedded_cluster_is_unix_socket_only(embedded_db: db.EmbeddedCluster) -> None:
+    with psycopg.connect(embedded_db.url(), autocommit=True) as c:
+        assert c.execute("SHOW listen_addresses").fetchone() == ("",)
+        assert c.execute("SHOW fsync").fetchone() == ("on",)
+        assert c.execute("SHOW shared_preload_libraries").fetchone() == ("pg_cron",)
+        assert c.execute("SELECT current_setting('server_version_num')::int / 10000").fetchone() == (15,)
+
+
+def test_start_is_idempotent(embedded_db: db.EmbeddedCluster) -> None:
+    assert embedded_db.start() == embedded_db.url()
+    assert embedded_db.status()
+
+
+def test_each_test_gets_a_deployed_private_database(conn: psycopg.Connection[tuple[object, ...]]) -> None:
+    row = conn.execute("SELECT current_database(), to_regnamespace('cyclone') IS NOT NULL").fetchone()
+    assert row is not None
+    name, has_schema = row
+    assert str(name).startswith("cyclone_t_")
+    assert has_schema
+
+
+def test_cli_errors_are_one_line_without_traceback() -> None:
+    result = CliRunner().invoke(cli.main, ["--dsn", "host=/nonexistent port=1 dbname=x", "migrate"])
+    assert result.exit_code == 1
+    proc = subprocess.run(
+        [sys.executable, "-m", "cyclone_py.cli", "--dsn", "host=/nonexistent port=1 dbname=x", "migrate"],
+        capture_output=True, text=True,
+    )
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_cli_dev_db_url_matches_embedded() -> None:
+    result = CliRunner().invoke(cli.main, ["dev-db", "url"])
+    assert result.exit_code == 0
+    assert result.output.strip() == db.embedded().url()
