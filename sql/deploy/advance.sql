@@ -204,7 +204,10 @@ BEGIN
         LOOP
             UPDATE cyclone_steps
                SET state = 'waiting', started_at = v_now, wait_expires_at = v_now + v_step.max_wait
-             WHERE id = v_step.id;
+             WHERE id = v_step.id AND state = 'pending';
+            -- A discard earlier in this loop (undefined child workflow) may have
+            -- cancelled it since the loop's query ran.
+            CONTINUE WHEN NOT FOUND;
             IF v_step.kind = 'wait' THEN
                 DELETE FROM cyclone_signals g
                  WHERE g.id = (SELECT g2.id FROM cyclone_signals g2
@@ -226,6 +229,12 @@ BEGIN
                 v_child := cyclone._create_run(v_step.child_workflow, v_input, NULL, NULL, NULL,
                                                p_run_id, v_step.id);
                 UPDATE cyclone_steps SET child_run_id = v_child WHERE id = v_step.id;
+                -- A child that ended while being created (its own child workflow
+                -- is undefined) told no one, as child_run_id was not set yet.
+                IF (SELECT r.state FROM cyclone_runs r WHERE r.id = v_child) IN ('completed', 'failed', 'cancelled') THEN
+                    PERFORM cyclone._notify_parent(v_child);
+                    v_again := true;
+                END IF;
             END IF;
         END LOOP;
     END LOOP;

@@ -90,8 +90,8 @@ AS $$
 DECLARE
     v_now timestamptz := cyclone.now();
 BEGIN
-    PERFORM cyclone._require('renew', p_step_id IS NOT NULL AND p_worker IS NOT NULL
-                             AND p_lease_generation IS NOT NULL, 'p_step_id, p_worker and p_lease_generation are required');
+    PERFORM cyclone._require('renew', nullif(p_step_id IS NOT NULL AND p_worker IS NOT NULL
+                             AND p_lease_generation IS NOT NULL, false), 'p_step_id, p_worker and p_lease_generation are required');
     PERFORM cyclone._require('renew', p_lease_ttl > interval '0', 'p_lease_ttl must be positive');
     -- Losing a renewal in a crash is harmless (the lease just ends sooner), so
     -- this transaction does not wait for the WAL flush.

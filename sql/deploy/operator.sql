@@ -98,7 +98,7 @@ DECLARE
     v_run cyclone_runs;
     v_step cyclone_steps;
 BEGIN
-    PERFORM cyclone._require('retry', p_node IS NOT NULL AND p_additional_attempts IS NOT NULL,
+    PERFORM cyclone._require('retry', nullif(p_node IS NOT NULL AND p_additional_attempts IS NOT NULL, false),
                              'p_node and p_additional_attempts are required');
     PERFORM cyclone._require('retry', p_additional_attempts >= 0, 'p_additional_attempts must not be negative');
     v_run := cyclone._operator_run('retry', p_run_id);
@@ -201,8 +201,10 @@ BEGIN
     UPDATE cyclone_runs
        SET state = 'running', paused_at = NULL, deadline_at = deadline_at + v_paused
      WHERE id = p_run_id;
+    -- A node reached during the pause (started_at after paused_at) has waited
+    -- only since it was reached: it gets its full max_wait from now.
     UPDATE cyclone_steps
-       SET wait_expires_at = wait_expires_at + v_paused
+       SET wait_expires_at = wait_expires_at + greatest(v_now - greatest(v_run.paused_at, started_at), interval '0')
      WHERE run_id = p_run_id AND state = 'waiting' AND wait_expires_at IS NOT NULL;
     INSERT INTO cyclone_audit (at, run_id, action) VALUES (v_now, p_run_id, 'resume');
     IF EXISTS (SELECT 1 FROM cyclone_steps s

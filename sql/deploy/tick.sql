@@ -55,6 +55,7 @@ COMMENT ON FUNCTION cyclone.tick(int) IS
 CREATE OR REPLACE FUNCTION cyclone.schedule_tick(p_schedule text DEFAULT '* * * * *', p_max_reclaims int DEFAULT 0)
 RETURNS bigint
 LANGUAGE plpgsql
+SECURITY DEFINER
 SET search_path = cyclone, pg_temp
 AS $$
 DECLARE
@@ -80,6 +81,7 @@ COMMENT ON FUNCTION cyclone.schedule_tick(text, int) IS
 CREATE OR REPLACE FUNCTION cyclone.unschedule_tick()
 RETURNS boolean
 LANGUAGE plpgsql
+SECURITY DEFINER
 SET search_path = cyclone, pg_temp
 AS $$
 DECLARE

@@ -55,7 +55,7 @@ BEGIN
         PERFORM cyclone._bad_definition(p_workflow,
             format('%s must be a positive integer, got %s', p_where, p_value));
     END IF;
-    RETURN (p_value #>> '{}')::int;
+    RETURN (p_value #>> '{}')::numeric::int;  -- via numeric: JSON 2.0 is the integer 2
 END
 $$;
 
@@ -168,7 +168,7 @@ BEGIN
                 PERFORM cyclone._bad_definition(p_name,
                     format('node "%s": priority must be an integer, got %s', v_name, v_node -> 'priority'));
             END IF;
-            v_priority := (v_node ->> 'priority')::int;
+            v_priority := (v_node ->> 'priority')::numeric::int;
         END IF;
 
         v_nodes := v_nodes || jsonb_build_object(

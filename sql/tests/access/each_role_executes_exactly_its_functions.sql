@@ -1,0 +1,44 @@
+-- SPEC section 10: cyclone_worker runs the worker protocol (claim, renew, complete,
+-- complete_many, fail, tick, define_workflow); cyclone_client submits and reads
+-- (submit, submit_many, get_run, signal); operator actions and the clock are
+-- cyclone_admin's only.
+BEGIN;
+SELECT plan(66);
+
+CREATE TEMP TABLE expected (fn text, worker boolean, client boolean, admin boolean);
+INSERT INTO expected VALUES
+    ('cyclone.claim(text, text[], int, interval)',                 true,  false, true),
+    ('cyclone.renew(bigint, text, bigint, interval)',              true,  false, true),
+    ('cyclone.complete(bigint, text, bigint, jsonb)',              true,  false, true),
+    ('cyclone.complete_many(text, bigint[], bigint[], jsonb[])',   true,  false, true),
+    ('cyclone.fail(bigint, text, bigint, text, text, interval)',   true,  false, true),
+    ('cyclone.tick(int)',                                          true,  false, true),
+    ('cyclone.define_workflow(text, jsonb)',                       true,  false, true),
+    ('cyclone.submit(text, jsonb, interval, text, timestamptz)',   false, true,  true),
+    ('cyclone.submit_many(text, jsonb[], interval)',               false, true,  true),
+    ('cyclone.get_run(uuid)',                                      false, true,  true),
+    ('cyclone.signal(uuid, text, jsonb)',                          false, true,  true),
+    ('cyclone.retry(uuid, text, int, text)',                       false, false, true),
+    ('cyclone.retry_all(uuid, text)',                              false, false, true),
+    ('cyclone.cancel(uuid, text)',                                 false, false, true),
+    ('cyclone.pause(uuid)',                                        false, false, true),
+    ('cyclone.resume(uuid)',                                       false, false, true),
+    ('cyclone.sweep(int, int)',                                    false, false, true),
+    ('cyclone.enforce_deadlines(int)',                             false, false, true),
+    ('cyclone.advance_time(interval)',                             false, false, true),
+    ('cyclone.reset_time()',                                       false, false, true),
+    ('cyclone.prune(interval, int)',                               false, false, true),
+    ('cyclone.schedule_tick(text, int)',                           false, false, true);
+
+SELECT is(has_function_privilege('cyclone_worker', fn, 'EXECUTE'), worker,
+          format('cyclone_worker %s execute %s', CASE WHEN worker THEN 'can' ELSE 'cannot' END, fn))
+  FROM expected ORDER BY fn;
+SELECT is(has_function_privilege('cyclone_client', fn, 'EXECUTE'), client,
+          format('cyclone_client %s execute %s', CASE WHEN client THEN 'can' ELSE 'cannot' END, fn))
+  FROM expected ORDER BY fn;
+SELECT is(has_function_privilege('cyclone_admin', fn, 'EXECUTE'), admin,
+          format('cyclone_admin %s execute %s', CASE WHEN admin THEN 'can' ELSE 'cannot' END, fn))
+  FROM expected ORDER BY fn;
+
+SELECT * FROM finish();
+ROLLBACK;
