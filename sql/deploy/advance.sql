@@ -224,6 +224,17 @@ BEGIN
                 PERFORM cyclone._discard_step(v_step.id,
                     format('child workflow "%s" is not defined', v_step.child_workflow), 'child_failed');
                 v_again := true;
+            ELSIF (WITH RECURSIVE chain(id, parent) AS (
+                       SELECT r.id, r.parent_run_id FROM cyclone_runs r WHERE r.id = p_run_id
+                       UNION ALL
+                       SELECT r.id, r.parent_run_id FROM cyclone_runs r JOIN chain c ON r.id = c.parent)
+                   SELECT count(*) FROM chain) >= 32 THEN
+                -- A workflow that (indirectly) starts itself would recurse until
+                -- the stack ran out; stop it as a failed child instead.
+                PERFORM cyclone._discard_step(v_step.id,
+                    format('child runs nest deeper than 32 levels (workflow "%s")', v_step.child_workflow),
+                    'child_failed');
+                v_again := true;
             ELSE
                 SELECT r.input INTO v_input FROM cyclone_runs r WHERE r.id = p_run_id;
                 v_child := cyclone._create_run(v_step.child_workflow, v_input, NULL, NULL, NULL,
