@@ -19,6 +19,20 @@ BEGIN
 END
 $$;
 
+-- Raises 22004 unless every required argument was given (p_given is the AND of
+-- their IS NOT NULL tests).
+CREATE OR REPLACE FUNCTION cyclone._require_given(p_function text, p_given boolean, p_message text)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = cyclone, pg_temp
+AS $$
+BEGIN
+    IF NOT p_given THEN
+        RAISE EXCEPTION '%: %', p_function, p_message USING ERRCODE = '22004';
+    END IF;
+END
+$$;
+
 CREATE OR REPLACE FUNCTION cyclone.claim(
     p_worker text,
     p_handlers text[] DEFAULT NULL,
@@ -90,8 +104,8 @@ AS $$
 DECLARE
     v_now timestamptz := cyclone.now();
 BEGIN
-    PERFORM cyclone._require('renew', nullif(p_step_id IS NOT NULL AND p_worker IS NOT NULL
-                             AND p_lease_generation IS NOT NULL, false), 'p_step_id, p_worker and p_lease_generation are required');
+    PERFORM cyclone._require_given('renew', p_step_id IS NOT NULL AND p_worker IS NOT NULL
+                             AND p_lease_generation IS NOT NULL, 'p_step_id, p_worker and p_lease_generation are required');
     PERFORM cyclone._require('renew', p_lease_ttl > interval '0', 'p_lease_ttl must be positive');
     -- Losing a renewal in a crash is harmless (the lease just ends sooner), so
     -- this transaction does not wait for the WAL flush.

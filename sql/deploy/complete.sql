@@ -18,8 +18,8 @@ AS $$
 DECLARE
     v_run_id uuid;
 BEGIN
-    PERFORM cyclone._require('complete', nullif(p_step_id IS NOT NULL AND p_worker IS NOT NULL
-                             AND p_lease_generation IS NOT NULL, false), 'p_step_id, p_worker and p_lease_generation are required');
+    PERFORM cyclone._require_given('complete', p_step_id IS NOT NULL AND p_worker IS NOT NULL
+                             AND p_lease_generation IS NOT NULL, 'p_step_id, p_worker and p_lease_generation are required');
     SELECT s.run_id INTO v_run_id FROM cyclone_steps s WHERE s.id = p_step_id;
     IF NOT FOUND THEN
         RETURN false;
@@ -58,8 +58,8 @@ DECLARE
     v_run_id uuid;
     v_done bigint[];
 BEGIN
-    PERFORM cyclone._require('complete_many', nullif(p_worker IS NOT NULL AND p_step_ids IS NOT NULL
-                             AND p_lease_generations IS NOT NULL AND p_outputs IS NOT NULL, false),
+    PERFORM cyclone._require_given('complete_many', p_worker IS NOT NULL AND p_step_ids IS NOT NULL
+                             AND p_lease_generations IS NOT NULL AND p_outputs IS NOT NULL,
                              'p_worker and the three arrays are required');
     PERFORM cyclone._require('complete_many',
         cardinality(p_step_ids) = cardinality(p_lease_generations) AND cardinality(p_step_ids) = cardinality(p_outputs),

@@ -69,8 +69,8 @@ AS $$
 DECLARE
     v_run_id uuid;
 BEGIN
-    PERFORM cyclone._require('fail', nullif(p_step_id IS NOT NULL AND p_worker IS NOT NULL
-                             AND p_lease_generation IS NOT NULL AND p_error IS NOT NULL, false),
+    PERFORM cyclone._require_given('fail', p_step_id IS NOT NULL AND p_worker IS NOT NULL
+                             AND p_lease_generation IS NOT NULL AND p_error IS NOT NULL,
                              'p_step_id, p_worker, p_lease_generation and p_error are required');
     PERFORM cyclone._require('fail', p_error_kind IN ('error', 'panic', 'timeout', 'permanent'),
         format('p_error_kind must be error, panic, timeout or permanent, not %s', coalesce(p_error_kind, 'NULL')));

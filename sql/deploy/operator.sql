@@ -98,7 +98,7 @@ DECLARE
     v_run cyclone_runs;
     v_step cyclone_steps;
 BEGIN
-    PERFORM cyclone._require('retry', nullif(p_node IS NOT NULL AND p_additional_attempts IS NOT NULL, false),
+    PERFORM cyclone._require_given('retry', p_node IS NOT NULL AND p_additional_attempts IS NOT NULL,
                              'p_node and p_additional_attempts are required');
     PERFORM cyclone._require('retry', p_additional_attempts >= 0, 'p_additional_attempts must not be negative');
     v_run := cyclone._operator_run('retry', p_run_id);
