@@ -1,0 +1,608 @@
+"""Every database call Cyclone's Python side makes: the only module with SQL.
+
+One method per SQL function of schema ``cyclone`` (each call is one
+statement, so one transaction, on an autocommit connection from a
+``psycopg_pool.ConnectionPool``), plus read helpers over the public views for
+the CLI. Nothing here writes an engine table: all writes are ``SELECT
+cyclone.<function>(...)``, and every rule about states lives in SQL.
+
+psycopg errors are translated to :mod:`cyclone_py.errors` exceptions.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, Protocol, TypeVar
+from uuid import UUID
+
+import psycopg
+import psycopg_pool
+from psycopg.rows import class_row
+from psycopg.types.json import Jsonb
+
+from cyclone_py import errors
+
+__all__ = [
+    "ClaimedStep",
+    "Client",
+    "CompleteResult",
+    "DiscardedStep",
+    "Run",
+    "RunRow",
+    "StepRow",
+    "SweepRow",
+    "TickResult",
+]
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+WorkflowRef = str | _Named
+RunId = UUID | str
+Params = Sequence[Any] | Mapping[str, Any]
+
+
+# -- rows -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Run:
+    """``cyclone.get_run``: a run with the error that failed it (if any)."""
+
+    id: UUID
+    workflow: str
+    state: str
+    error_kind: str | None
+    error: str | None
+    input: Any
+    output: Any
+    created_at: datetime
+    finished_at: datetime | None
+    deadline_at: datetime | None
+
+    @property
+    def terminal(self) -> bool:
+        return self.state in ("completed", "failed", "cancelled")
+
+
+@dataclass(frozen=True)
+class RunRow:
+    """A row of ``cyclone.cyclone_v_runs``."""
+
+    id: UUID
+    workflow: str
+    state: str
+    input: Any
+    output: Any
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    deadline_at: datetime | None
+    paused_at: datetime | None
+    parent_run_id: UUID | None
+
+
+@dataclass(frozen=True)
+class StepRow:
+    """A row of ``cyclone.cyclone_v_steps`` (or of ``cyclone_v_dlq``)."""
+
+    id: int
+    run_id: UUID
+    workflow: str
+    node: str
+    handler: str
+    kind: str
+    state: str
+    attempt: int
+    max_attempts: int
+    reclaims: int
+    error: str | None
+    error_kind: str | None
+    scheduled_at: datetime | None
+    started_at: datetime | None
+    completed_at: datetime | None
+    lease_owner: str | None
+    lease_expiry: datetime | None
+    output: Any
+    child_run_id: UUID | None
+
+
+_RUN_COLUMNS = (
+    "id, workflow, state, input, output, created_at, started_at, finished_at, "
+    "deadline_at, paused_at, parent_run_id"
+)
+_STEP_COLUMNS = (
+    "id, run_id, workflow, node, handler, kind, state, attempt, max_attempts, reclaims, "
+    "error, error_kind, scheduled_at, started_at, completed_at, lease_owner, lease_expiry, "
+    "output, child_run_id"
+)
+
+
+@dataclass(frozen=True)
+class ClaimedStep:
+    """A row of ``cyclone.claim``: one leased execution."""
+
+    step_id: int
+    run_id: UUID
+    workflow: str
+    node: str
+    handler: str
+    kind: str
+    attempt: int
+    max_attempts: int
+    lease_generation: int
+    timeout: timedelta | None
+    input: Any
+    deps: Any
+
+
+@dataclass(frozen=True)
+class CompleteResult:
+    """A row of ``cyclone.complete_many``."""
+
+    step_id: int
+    accepted: bool
+
+
+@dataclass(frozen=True)
+class SweepRow:
+    """A row of ``cyclone.sweep``."""
+
+    step_id: int
+    run_id: UUID
+    node: str
+    action: str
+
+
+@dataclass(frozen=True)
+class DiscardedStep:
+    """A discard reported by ``cyclone.tick``."""
+
+    step_id: int
+    run_id: UUID
+    node: str
+    workflow: str | None
+    error_kind: str | None
+    error: str | None
+
+    def exception(self) -> errors.StepFailed:
+        """The :class:`errors.StepFailed` given to a worker's error hook."""
+        return errors.step_failed(
+            step_id=self.step_id,
+            run_id=self.run_id,
+            node=self.node,
+            workflow=self.workflow,
+            error_kind=self.error_kind,
+            error=self.error,
+        )
+
+
+@dataclass(frozen=True)
+class TickResult:
+    """The counts returned by ``cyclone.tick``."""
+
+    reclaimed: int = 0
+    retried: int = 0
+    discarded: int = 0
+    deadlines: int = 0
+    max_wait: int = 0
+    discarded_steps: list[DiscardedStep] = field(default_factory=list)
+    raw: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any] | None) -> TickResult:
+        data = data or {}
+        steps = [
+            DiscardedStep(
+                step_id=int(d["step_id"]),
+                run_id=UUID(str(d["run_id"])),
+                node=str(d.get("node")),
+                workflow=d.get("workflow"),
+                error_kind=d.get("error_kind"),
+                error=d.get("error"),
+            )
+            for d in data.get("discarded_steps") or []
+        ]
+        return cls(
+            reclaimed=int(data.get("reclaimed", 0)),
+            retried=int(data.get("retried", 0)),
+            discarded=int(data.get("discarded", 0)),
+            deadlines=int(data.get("deadlines", 0)),
+            max_wait=int(data.get("max_wait", 0)),
+            discarded_steps=steps,
+            raw=dict(data),
+        )
+
+
+# -- helpers ----------------------------------------------------------------
+
+
+def _workflow_name(workflow: WorkflowRef) -> str:
+    return workflow if isinstance(workflow, str) else workflow.name
+
+
+def _uuid(value: RunId) -> UUID:
+    if isinstance(value, UUID):
+        return value
+    try:
+        return UUID(str(value))
+    except ValueError:
+        raise errors.InvalidArgument(f"not a run id: {value!r}") from None
+
+
+def _interval(value: timedelta | float | int | None) -> timedelta | None:
+    if value is None or isinstance(value, timedelta):
+        return value
+    return timedelta(seconds=float(value))
+
+
+def _json_or_null(value: Any) -> Jsonb | None:
+    return None if value is None else Jsonb(value)
+
+
+# -- the client -------------------------------------------------------------
+
+
+class Client:
+    """A pool of autocommit connections and one method per ``cyclone`` function.
+
+    ``Client(dsn)`` opens its own pool (``close()`` it, or use it as a context
+    manager); ``Client(pool=...)`` borrows a pool the caller owns. Without a
+    DSN, :func:`cyclone_py.db.resolve_dsn` picks one (``CYCLONE_DSN``,
+    ``DATABASE_URL`` or the embedded database).
+    """
+
+    def __init__(
+        self,
+        dsn: str | None = None,
+        *,
+        pool: psycopg_pool.ConnectionPool | None = None,
+        min_size: int = 1,
+        max_size: int = 4,
+        timeout: float = 10.0,
+        application_name: str = "cyclone",
+    ) -> None:
+        if pool is not None:
+            self._pool = pool
+            self._owns_pool = False
+            self.dsn = pool.conninfo
+        else:
+            if dsn is None:
+                from cyclone_py import db  # local import: db manages the embedded cluster
+
+                dsn = db.resolve_dsn()
+            self.dsn = dsn
+            self._pool = psycopg_pool.ConnectionPool(
+                dsn,
+                min_size=min_size,
+                max_size=max(max_size, min_size),
+                kwargs={"autocommit": True, "application_name": application_name},
+                timeout=timeout,
+                name="cyclone",
+                open=True,
+            )
+            self._owns_pool = True
+
+    # -- plumbing ---------------------------------------------------------
+
+    @property
+    def pool(self) -> psycopg_pool.ConnectionPool:
+        return self._pool
+
+    def close(self) -> None:
+        """Close the pool (when this client opened it)."""
+        if self._owns_pool:
+            self._pool.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _conn(self) -> Iterator[psycopg.Connection[Any]]:
+        try:
+            with self._pool.connection() as conn:
+                yield conn
+        except (psycopg.Error, psycopg_pool.PoolTimeout, psycopg_pool.PoolClosed) as exc:
+            raise errors.from_psycopg(exc) from exc
+
+    def _value(self, query: str, params: Params = ()) -> Any:
+        with self._conn() as conn:
+            row = conn.execute(query, params).fetchone()
+        return None if row is None else row[0]
+
+    def _rows(self, cls: type[T], query: str, params: Params = ()) -> list[T]:
+        with self._conn() as conn:
+            with conn.cursor(row_factory=class_row(cls)) as cur:
+                cur.execute(query, params)
+                return cur.fetchall()
+
+    # -- definitions ------------------------------------------------------
+
+    def define_workflow(self, name: str, definition: Mapping[str, Any]) -> None:
+        """``cyclone.define_workflow``: insert or replace a workflow definition."""
+        self._value("SELECT cyclone.define_workflow(%s, %s)", (name, Jsonb(dict(definition))))
+
+    # -- runs -------------------------------------------------------------
+
+    def submit(
+        self,
+        workflow: WorkflowRef,
+        input: Any = None,
+        *,
+        deadline: timedelta | float | None = None,
+        idempotency_key: str | None = None,
+        run_at: datetime | None = None,
+    ) -> UUID:
+        """``cyclone.submit``: start a run; returns its id (the existing one for a
+        repeated idempotency key)."""
+        run_id = self._value(
+            "SELECT cyclone.submit(%s, %s, %s, %s, %s)",
+            (
+                _workflow_name(workflow),
+                Jsonb({} if input is None else input),
+                _interval(deadline),
+                idempotency_key,
+                run_at,
+            ),
+        )
+        return UUID(str(run_id))
+
+    def submit_many(
+        self,
+        workflow: WorkflowRef,
+        inputs: Sequence[Any],
+        *,
+        deadline: timedelta | float | None = None,
+    ) -> list[UUID]:
+        """``cyclone.submit_many``: one run per input, in order, all or nothing."""
+        with self._conn() as conn:
+            rows = conn.execute(
+                "SELECT cyclone.submit_many(%s, %s::jsonb[], %s)",
+                (
+                    _workflow_name(workflow),
+                    [json.dumps({} if i is None else i) for i in inputs],
+                    _interval(deadline),
+                ),
+            ).fetchall()
+        return [UUID(str(r[0])) for r in rows]
+
+    def get_run(self, run_id: RunId) -> Run:
+        """``cyclone.get_run``: the run and the error that failed it."""
+        rows = self._rows(
+            Run,
+            "SELECT id, workflow, state, error_kind, error, input, output, created_at, "
+            "finished_at, deadline_at FROM cyclone.get_run(%s)",
+            (_uuid(run_id),),
+        )
+        if not rows or rows[0].id is None:
+            raise errors.NotFound(f"run {run_id} not found")
+        return rows[0]
+
+    def signal(self, run_id: RunId, name: str, payload: Any = None) -> bool:
+        """``cyclone.signal``: complete the wait node waiting for ``name``."""
+        return bool(self._value("SELECT cyclone.signal(%s, %s, %s)", (_uuid(run_id), name, _json_or_null(payload))))
+
+    # -- operator actions -------------------------------------------------
+
+    def retry(self, run_id: RunId, node: str, additional_attempts: int = 0, reason: str | None = None) -> None:
+        """``cyclone.retry``: reopen a discarded step."""
+        self._value("SELECT cyclone.retry(%s, %s, %s, %s)", (_uuid(run_id), node, additional_attempts, reason))
+
+    def retry_all(self, run_id: RunId, reason: str | None = None) -> int:
+        """``cyclone.retry_all``: reopen every discarded step of a run; returns how many."""
+        return int(self._value("SELECT cyclone.retry_all(%s, %s)", (_uuid(run_id), reason)) or 0)
+
+    def cancel(self, run_id: RunId, reason: str | None = None) -> bool:
+        """``cyclone.cancel``: cancel a running or paused run."""
+        return bool(self._value("SELECT cyclone.cancel(%s, %s)", (_uuid(run_id), reason)))
+
+    def pause(self, run_id: RunId) -> bool:
+        """``cyclone.pause``: stop new claims of a running run."""
+        return bool(self._value("SELECT cyclone.pause(%s)", (_uuid(run_id),)))
+
+    def resume(self, run_id: RunId) -> bool:
+        """``cyclone.resume``: resume a paused run."""
+        return bool(self._value("SELECT cyclone.resume(%s)", (_uuid(run_id),)))
+
+    # -- the worker protocol ----------------------------------------------
+
+    def claim(
+        self,
+        worker: str,
+        handlers: Sequence[str] | None = None,
+        limit: int = 1,
+        lease_ttl: timedelta | float = 30.0,
+    ) -> list[ClaimedStep]:
+        """``cyclone.claim``: lease up to ``limit`` due steps."""
+        return self._rows(
+            ClaimedStep,
+            "SELECT step_id, run_id, workflow, node, handler, kind, attempt, max_attempts, "
+            "lease_generation, timeout, input, deps FROM cyclone.claim(%s, %s::text[], %s, %s)",
+            (worker, None if handlers is None else list(handlers), limit, _interval(lease_ttl)),
+        )
+
+    def renew(self, step_id: int, worker: str, lease_generation: int, lease_ttl: timedelta | float = 30.0) -> bool:
+        """``cyclone.renew``: the heartbeat; false means the lease is lost."""
+        return bool(
+            self._value(
+                "SELECT cyclone.renew(%s, %s, %s, %s)",
+                (step_id, worker, lease_generation, _interval(lease_ttl)),
+            )
+        )
+
+    def complete(self, step_id: int, worker: str, lease_generation: int, output: Any = None) -> bool:
+        """``cyclone.complete``: CAS on the lease; false when it was lost."""
+        return bool(
+            self._value(
+                "SELECT cyclone.complete(%s, %s, %s, %s)",
+                (step_id, worker, lease_generation, _json_or_null(output)),
+            )
+        )
+
+    def complete_many(
+        self,
+        worker: str,
+        step_ids: Sequence[int],
+        lease_generations: Sequence[int],
+        outputs: Sequence[Any],
+        *,
+        serialized: bool = False,
+    ) -> list[CompleteResult]:
+        """``cyclone.complete_many``: one CAS per element, in one transaction.
+
+        ``outputs`` are JSON-able values, or JSON texts when ``serialized``
+        (``None`` is SQL NULL either way).
+        """
+        if not (len(step_ids) == len(lease_generations) == len(outputs)):
+            raise errors.InvalidArgument("step_ids, lease_generations and outputs differ in length")
+        texts = [
+            None if o is None else (o if serialized else json.dumps(o)) for o in outputs
+        ]
+        return self._rows(
+            CompleteResult,
+            "SELECT step_id, accepted FROM cyclone.complete_many(%s, %s::bigint[], %s::bigint[], %s::jsonb[])",
+            (worker, list(step_ids), list(lease_generations), texts),
+        )
+
+    def fail(
+        self,
+        step_id: int,
+        worker: str,
+        lease_generation: int,
+        error: str,
+        error_kind: str = "error",
+        retry_in: timedelta | float | None = None,
+    ) -> str | None:
+        """``cyclone.fail``: returns ``'available'``, ``'discarded'`` or ``None``
+        (the lease was lost)."""
+        value = self._value(
+            "SELECT cyclone.fail(%s, %s, %s, %s, %s, %s)",
+            (step_id, worker, lease_generation, error, error_kind, _interval(retry_in)),
+        )
+        return None if value is None else str(value)
+
+    def backoff(self, attempt: int) -> timedelta:
+        """``cyclone.backoff``: the default retry delay after ``attempt``."""
+        value = self._value("SELECT cyclone.backoff(%s)", (attempt,))
+        assert isinstance(value, timedelta)
+        return value
+
+    # -- time-driven work -------------------------------------------------
+
+    def tick(self, max_reclaims: int = 0) -> TickResult:
+        """``cyclone.tick``: sweep, deadlines, max_wait; returns the counts."""
+        return TickResult.from_json(self._value("SELECT cyclone.tick(%s)", (max_reclaims,)))
+
+    def sweep(self, max_reclaims: int = 0, limit: int = 100) -> list[SweepRow]:
+        """``cyclone.sweep``: timed-out steps and expired leases."""
+        return self._rows(
+            SweepRow,
+            "SELECT step_id, run_id, node, action FROM cyclone.sweep(%s, %s)",
+            (max_reclaims, limit),
+        )
+
+    def enforce_deadlines(self, limit: int = 100) -> list[UUID]:
+        """``cyclone.enforce_deadlines``: fail runs past their deadline; their ids."""
+        with self._conn() as conn:
+            rows = conn.execute("SELECT cyclone.enforce_deadlines(%s)", (limit,)).fetchall()
+        return [UUID(str(r[0])) for r in rows]
+
+    # -- the engine clock -------------------------------------------------
+
+    def now(self) -> datetime:
+        """``cyclone.now``: the engine clock."""
+        value = self._value("SELECT cyclone.now()")
+        assert isinstance(value, datetime)
+        return value
+
+    def advance_time(self, by: timedelta | float) -> datetime:
+        """``cyclone.advance_time``: move the engine clock forward; the new now."""
+        value = self._value("SELECT cyclone.advance_time(%s)", (_interval(by),))
+        assert isinstance(value, datetime)
+        return value
+
+    def reset_time(self) -> None:
+        """``cyclone.reset_time``: back to real time."""
+        self._value("SELECT cyclone.reset_time()")
+
+    # -- reads over the views (CLI, harness, demo) ------------------------
+
+    def list_runs(
+        self,
+        *,
+        workflow: str | None = None,
+        state: str | None = None,
+        limit: int = 50,
+    ) -> list[RunRow]:
+        """Rows of ``cyclone_v_runs``, newest first."""
+        return self._rows(
+            RunRow,
+            f"SELECT {_RUN_COLUMNS} FROM cyclone.cyclone_v_runs "
+            "WHERE (%(wf)s::text IS NULL OR workflow = %(wf)s) "
+            "AND (%(st)s::text IS NULL OR state = %(st)s) "
+            "ORDER BY created_at DESC, id LIMIT %(lim)s",
+            {"wf": workflow, "st": state, "lim": limit},
+        )
+
+    def get_run_row(self, run_id: RunId) -> RunRow:
+        """The ``cyclone_v_runs`` row of a run."""
+        rows = self._rows(RunRow, f"SELECT {_RUN_COLUMNS} FROM cyclone.cyclone_v_runs WHERE id = %s", (_uuid(run_id),))
+        if not rows:
+            raise errors.NotFound(f"run {run_id} not found")
+        return rows[0]
+
+    def steps(self, run_id: RunId) -> list[StepRow]:
+        """The ``cyclone_v_steps`` rows of a run, in node order of creation."""
+        return self._rows(
+            StepRow,
+            f"SELECT {_STEP_COLUMNS} FROM cyclone.cyclone_v_steps WHERE run_id = %s ORDER BY id",
+            (_uuid(run_id),),
+        )
+
+    def dlq(
+        self,
+        *,
+        error_kind: str | None = None,
+        workflow: str | None = None,
+        limit: int = 100,
+    ) -> list[StepRow]:
+        """Rows of ``cyclone_v_dlq`` (discarded steps), newest first."""
+        return self._rows(
+            StepRow,
+            f"SELECT {_STEP_COLUMNS} FROM cyclone.cyclone_v_dlq "
+            "WHERE (%(kind)s::text IS NULL OR error_kind = %(kind)s) "
+            "AND (%(wf)s::text IS NULL OR workflow = %(wf)s) "
+            "ORDER BY completed_at DESC, id DESC LIMIT %(lim)s",
+            {"kind": error_kind, "wf": workflow, "lim": limit},
+        )
+
+    def workflows(self) -> dict[str, Any]:
+        """Registered workflow definitions by name (reads the table: owner or cyclone_admin)."""
+        with self._conn() as conn:
+            rows = conn.execute("SELECT name, definition FROM cyclone.cyclone_workflows ORDER BY name").fetchall()
+        return {str(r[0]): r[1] for r in rows}
+
+    def step_counts(self, run_id: RunId) -> dict[str, int]:
+        """How many ``cyclone_v_steps`` rows of a run are in each state (the CLI's
+        progress bar); an unknown run has none."""
+        with self._conn() as conn:
+            rows = conn.execute(
+                "SELECT state, count(*) FROM cyclone.cyclone_v_steps WHERE run_id = %s GROUP BY state",
+                (_uuid(run_id),),
+            ).fetchall()
+        return {str(r[0]): int(r[1]) for r in rows}

@@ -1,0 +1,212 @@
+"""Cyclone's exceptions, and the SQLSTATE -> exception mapping.
+
+Each class's docstring is its default message. The SQL engine reports bad input
+and refused transitions with standard SQLSTATEs (SPEC section 5-9):
+
+==========  =====================
+SQLSTATE    exception
+==========  =====================
+``P0002``   :class:`NotFound`
+``55000``   :class:`WrongState`
+``22023``   :class:`InvalidArgument`
+``22004``   :class:`InvalidArgument`
+``42501``   :class:`PermissionDenied`
+==========  =====================
+
+A lost or unreachable database is :class:`DatabaseUnavailable`; any other
+database error is a plain :class:`CycloneError` carrying its SQLSTATE.
+
+Handlers use :class:`Permanent` (discard at once, no more attempts) and see
+:class:`Cancelled` when their step was cancelled. The worker's error hook is
+given a :class:`StepFailed` (or one of its subclasses, such as
+:class:`ReclaimLimitExceeded`) for every discard it observes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+import psycopg
+import psycopg_pool
+
+__all__ = [
+    "Cancelled",
+    "ChildFailed",
+    "CycloneError",
+    "DatabaseUnavailable",
+    "DeadlineExceeded",
+    "InvalidArgument",
+    "MaxWaitExceeded",
+    "NotFound",
+    "Permanent",
+    "PermissionDenied",
+    "ReclaimLimitExceeded",
+    "RunStuck",
+    "StepFailed",
+    "StepTimedOut",
+    "WrongState",
+    "from_psycopg",
+    "step_failed",
+]
+
+
+class CycloneError(Exception):
+    """Cyclone error."""
+
+    def __init__(self, message: str | None = None, *, sqlstate: str | None = None) -> None:
+        self.message = message or (self.__doc__ or type(self).__name__).strip()
+        self.sqlstate = sqlstate
+        super().__init__(self.message)
+
+
+class NotFound(CycloneError):
+    """Not found (no such workflow, run or node)."""
+
+
+class WrongState(CycloneError):
+    """The object is not in a state this action applies to."""
+
+
+class InvalidArgument(CycloneError):
+    """Invalid argument."""
+
+
+class PermissionDenied(CycloneError):
+    """Permission denied: this database role may not call that function."""
+
+
+class DatabaseUnavailable(CycloneError):
+    """The database is unreachable, the connection was lost, or the transaction was
+    rolled back for a transient reason (deadlock, serialisation failure, timeout)."""
+
+
+class RunStuck(CycloneError):
+    """The run cannot make progress without moving time or sending a signal."""
+
+
+class Cancelled(CycloneError):
+    """The step was cancelled (lease lost, run cancelled, deadline, timeout or shutdown)."""
+
+    def __init__(self, message: str | None = None, *, reason: str | None = None) -> None:
+        super().__init__(message or (f"step cancelled: {reason}" if reason else None))
+        self.reason = reason
+
+
+class Permanent(Exception):
+    """Permanent failure: the step is discarded at once, without further attempts.
+
+    Raise it from a handler when another attempt would fail the same way
+    (invalid input, a 4xx answer, a business rule). ``Permanent(exc)`` wraps
+    another exception; its message becomes the step's ``error``.
+    """
+
+    def __init__(self, error: BaseException | str | None = None) -> None:
+        self.error = error
+        message = str(error) if error is not None else (self.__doc__ or "").splitlines()[0]
+        super().__init__(message)
+        if isinstance(error, BaseException):
+            self.__cause__ = error
+
+
+class StepFailed(CycloneError):
+    """A step was discarded (dead-lettered)."""
+
+    def __init__(
+        self,
+        message: str | None = None,
+        *,
+        step_id: int | None = None,
+        run_id: UUID | None = None,
+        node: str | None = None,
+        workflow: str | None = None,
+        error_kind: str | None = None,
+        error: str | None = None,
+    ) -> None:
+        if message is None and node is not None:
+            message = f"step {node!r} (id {step_id}) of run {run_id} discarded ({error_kind}): {error}"
+        super().__init__(message)
+        self.step_id = step_id
+        self.run_id = run_id
+        self.node = node
+        self.workflow = workflow
+        self.error_kind = error_kind
+        self.error = error
+
+
+class ReclaimLimitExceeded(StepFailed):
+    """A step's lease expired more often than max_reclaims allows; it was discarded."""
+
+
+class StepTimedOut(StepFailed):
+    """A step ran past its timeout on its last attempt and was discarded."""
+
+
+class DeadlineExceeded(StepFailed):
+    """The run's deadline passed; the step was discarded."""
+
+
+class MaxWaitExceeded(StepFailed):
+    """A wait or child node waited longer than its max_wait; it was discarded."""
+
+
+class ChildFailed(StepFailed):
+    """A child node's run failed or was cancelled; the node was discarded."""
+
+
+_KIND_CLASSES: dict[str, type[StepFailed]] = {
+    "reclaim_limit": ReclaimLimitExceeded,
+    "timeout": StepTimedOut,
+    "deadline": DeadlineExceeded,
+    "max_wait": MaxWaitExceeded,
+    "child_failed": ChildFailed,
+}
+
+
+def step_failed(
+    *,
+    step_id: int | None,
+    run_id: UUID | str | None,
+    node: str | None,
+    workflow: str | None,
+    error_kind: str | None,
+    error: str | None,
+) -> StepFailed:
+    """The :class:`StepFailed` (subclass chosen by ``error_kind``) describing a discard."""
+    cls = _KIND_CLASSES.get(error_kind or "", StepFailed)
+    rid = UUID(str(run_id)) if run_id is not None else None
+    return cls(step_id=step_id, run_id=rid, node=node, workflow=workflow, error_kind=error_kind, error=error)
+
+
+_SQLSTATE_CLASSES: dict[str, type[CycloneError]] = {
+    "P0002": NotFound,
+    "55000": WrongState,
+    "22023": InvalidArgument,
+    "22004": InvalidArgument,
+    "22P02": InvalidArgument,  # invalid text representation (a bad uuid, interval, json)
+    "22007": InvalidArgument,  # invalid datetime format
+    "22008": InvalidArgument,  # datetime field overflow
+    "42501": PermissionDenied,
+}
+
+
+def from_psycopg(exc: BaseException) -> CycloneError:
+    """Translate a psycopg (or pool) exception into a :class:`CycloneError`."""
+    if isinstance(exc, CycloneError):
+        return exc
+    if isinstance(exc, psycopg_pool.PoolTimeout | psycopg_pool.PoolClosed):
+        return DatabaseUnavailable(str(exc) or None)
+    if isinstance(exc, psycopg.Error):
+        sqlstate: str | None = getattr(exc, "sqlstate", None)
+        diag: Any = getattr(exc, "diag", None)
+        primary = getattr(diag, "message_primary", None) if diag is not None else None
+        message = primary or str(exc).strip() or None
+        if sqlstate in _SQLSTATE_CLASSES:
+            return _SQLSTATE_CLASSES[sqlstate](message, sqlstate=sqlstate)
+        # Lost connections, shutdowns, too many clients, deadlocks, serialisation
+        # failures, statement timeouts: nothing was done, the call may be retried.
+        if isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError):
+            return DatabaseUnavailable(message, sqlstate=sqlstate)
+        cls = _SQLSTATE_CLASSES.get(sqlstate or "", CycloneError)
+        return cls(message, sqlstate=sqlstate)
+    return CycloneError(str(exc) or type(exc).__name__)

@@ -1,0 +1,270 @@
+"""A test harness that drives the real engine without waiting.
+
+``Env`` runs handlers in-process against a real database, through exactly the
+SQL functions a worker uses (``claim``, ``complete``, ``fail``, ``tick``); it
+has no engine of its own. Time moves only when the test says so
+(``advance_time`` moves the engine clock and ticks), so backoffs, timeouts,
+``max_wait`` and run deadlines are tested in milliseconds::
+
+    env = Env(dsn, app)
+    run_id = env.submit("orders", {"order": 1}, deadline=timedelta(hours=1))
+    env.run_until_idle()                   # the run parks on its wait node
+    env.advance_time(timedelta(hours=2))   # past the deadline
+    run = env.run_until_complete(run_id)
+    assert (run.state, run.error_kind) == ("failed", "deadline")
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any
+from uuid import UUID
+
+from cyclone_py import errors
+from cyclone_py.client import ClaimedStep, Client, Run, RunId, StepRow, TickResult, WorkflowRef
+from cyclone_py.worker import Backoff, ErrorHook, Outcome, execute, make_context
+from cyclone_py.workflow import App, Workflow, as_app
+
+__all__ = ["Env"]
+
+TERMINAL_RUN_STATES = ("completed", "failed", "cancelled")
+
+
+class Env:
+    """Drive an App's workflows on a real database, one step at a time."""
+
+    def __init__(
+        self,
+        dsn: str | None,
+        app: App | Workflow,
+        *,
+        worker: str = "cyclone-testing",
+        lease_ttl: timedelta = timedelta(minutes=5),
+        max_reclaims: int = 0,
+        backoff: Backoff | None = None,
+        on_error: ErrorHook | None = None,
+        register: bool = True,
+    ) -> None:
+        self.app = as_app(app)
+        self.client = Client(dsn, min_size=1, max_size=2, application_name="cyclone-testing")
+        self.worker = worker
+        self.lease_ttl = lease_ttl
+        self.max_reclaims = max_reclaims
+        self.backoff = backoff
+        self.on_error = on_error
+        self.handlers = self.app.handler_names()
+        self.discards: list[errors.StepFailed] = []
+        if register:
+            self.app.register(self.client)
+
+    def close(self) -> None:
+        self.client.close()
+
+    def __enter__(self) -> Env:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- pass-throughs ----------------------------------------------------
+
+    def submit(
+        self,
+        workflow: WorkflowRef,
+        input: Any = None,
+        *,
+        deadline: timedelta | float | None = None,
+        idempotency_key: str | None = None,
+        run_at: datetime | None = None,
+    ) -> UUID:
+        return self.client.submit(workflow, input, deadline=deadline, idempotency_key=idempotency_key, run_at=run_at)
+
+    def signal(self, run_id: RunId, name: str, payload: Any = None) -> bool:
+        return self.client.signal(run_id, name, payload)
+
+    def get_run(self, run_id: RunId) -> Run:
+        return self.client.get_run(run_id)
+
+    def steps(self, run_id: RunId) -> list[StepRow]:
+        return self.client.steps(run_id)
+
+    def step(self, run_id: RunId, node: str) -> StepRow:
+        for row in self.client.steps(run_id):
+            if row.node == node:
+                return row
+        raise errors.NotFound(f"run {run_id} has no node {node!r}")
+
+    def now(self) -> datetime:
+        return self.client.now()
+
+    # -- time -------------------------------------------------------------
+
+    def tick(self) -> TickResult:
+        """``cyclone.tick`` (reclaims, timeouts, deadlines, max_wait)."""
+        result = self.client.tick(self.max_reclaims)
+        for discarded in result.discarded_steps:
+            self._discarded(discarded.exception())
+        return result
+
+    def advance_time(self, by: timedelta | float) -> datetime:
+        """Move the engine clock forward, then tick; returns the new engine time."""
+        now = self.client.advance_time(by)
+        self.tick()
+        return now
+
+    # -- running ----------------------------------------------------------
+
+    def run_once(self) -> ClaimedStep | None:
+        """Claim one due step and run it; None when nothing is claimable."""
+        claimed = self.client.claim(self.worker, self.handlers, 1, self.lease_ttl) if self.handlers else []
+        if not claimed:
+            return None
+        step = claimed[0]
+        self._report(self._execute(step))
+        return step
+
+    def run_until_idle(self, max_steps: int = 10_000) -> int:
+        """Tick, then claim and run every step due now (including the ones the
+        DAG makes due meanwhile) until none is claimable; returns how many ran."""
+        self.tick()
+        executed = 0
+        while self.run_once() is not None:
+            executed += 1
+            if executed >= max_steps:
+                raise errors.CycloneError(f"run_until_idle: more than {max_steps} steps; a loop?")
+        return executed
+
+    def run_until_complete(
+        self,
+        run_id: RunId,
+        *,
+        max_rounds: int = 1_000,
+        timeout: float = 30.0,
+        advance: bool = False,
+    ) -> Run:
+        """Run until ``run_id`` is terminal; returns ``get_run``.
+
+        Raises :class:`~cyclone_py.errors.RunStuck` when the run can only make
+        progress by moving time or by a signal (nothing claimable, nothing
+        running, still not terminal). With ``advance=True``, time is moved
+        to the next retry of this run instead. Steps leased by another
+        worker are waited for, up to ``timeout`` seconds.
+        """
+        started = time.monotonic()
+        for _ in range(max_rounds):
+            run = self.client.get_run(run_id)
+            if run.state in TERMINAL_RUN_STATES:
+                return run
+            if self.run_until_idle():
+                continue
+            run = self.client.get_run(run_id)
+            if run.state in TERMINAL_RUN_STATES:
+                return run
+            steps = self._steps_tree(run.id)
+            if any(s.state == "running" for s in steps):
+                if time.monotonic() - started > timeout:
+                    raise errors.RunStuck(f"run {run.id}: steps still running elsewhere after {timeout:.0f}s")
+                time.sleep(0.02)
+                continue
+            if advance and run.state == "running" and self._advance_to_next_retry(steps):
+                continue
+            raise errors.RunStuck(self._stuck_message(run, steps))
+        raise errors.RunStuck(f"run {run_id} not terminal after {max_rounds} rounds")
+
+    # -- internals --------------------------------------------------------
+
+    def _execute(self, step: ClaimedStep) -> Outcome:
+        ctx = make_context(step, self.worker)
+        timer: threading.Timer | None = None
+        if step.timeout is not None:
+            timer = threading.Timer(step.timeout.total_seconds(), ctx.cancel, ("timeout",))
+            timer.daemon = True
+            timer.start()
+        try:
+            return execute(self.app, step, ctx, self.backoff)
+        finally:
+            if timer is not None:
+                timer.cancel()
+
+    def _report(self, outcome: Outcome) -> None:
+        step = outcome.step
+        if outcome.ok:
+            self.client.complete_many(
+                self.worker, [step.step_id], [step.lease_generation], [outcome.output_json], serialized=True
+            )
+            return
+        state = self.client.fail(
+            step.step_id,
+            self.worker,
+            step.lease_generation,
+            outcome.error or "",
+            outcome.error_kind,
+            outcome.retry_in,
+        )
+        if state == "discarded":
+            self._discarded(
+                errors.step_failed(
+                    step_id=step.step_id,
+                    run_id=step.run_id,
+                    node=step.node,
+                    workflow=step.workflow,
+                    error_kind=outcome.error_kind,
+                    error=outcome.error,
+                )
+            )
+
+    def _discarded(self, exc: errors.StepFailed) -> None:
+        self.discards.append(exc)
+        if self.on_error is not None:
+            self.on_error(exc)
+
+    def _steps_tree(self, run_id: UUID) -> list[StepRow]:
+        """The steps of a run and of its waiting child runs."""
+        out: list[StepRow] = []
+        todo: list[UUID] = [run_id]
+        seen: set[UUID] = set()
+        while todo:
+            rid = todo.pop()
+            if rid in seen:
+                continue
+            seen.add(rid)
+            for row in self.client.steps(rid):
+                out.append(row)
+                if row.kind == "child" and row.state == "waiting" and row.child_run_id is not None:
+                    todo.append(row.child_run_id)
+        return out
+
+    def _advance_to_next_retry(self, steps: Sequence[StepRow]) -> bool:
+        due = [s.scheduled_at for s in steps if s.state == "available" and s.scheduled_at is not None]
+        if not due:
+            return False
+        gap = min(due) - self.client.now()
+        self.advance_time(max(gap, timedelta(0)) + timedelta(milliseconds=1))
+        return True
+
+    def _stuck_message(self, run: Run, steps: Sequence[StepRow]) -> str:
+        reasons: list[str] = []
+        if run.state == "paused":
+            reasons.append("the run is paused (resume it)")
+        now = self.client.now()
+        for s in steps:
+            where = "" if s.run_id == run.id else f" of child run {s.run_id}"
+            if s.state == "waiting" and s.kind == "wait":
+                reasons.append(f"node {s.node!r}{where} waits for a signal")
+            elif s.state == "waiting" and s.kind == "child" and s.child_run_id is None:
+                reasons.append(f"node {s.node!r}{where} waits for its child run")
+            elif s.state == "available":
+                if s.scheduled_at is not None and s.scheduled_at > now:
+                    reasons.append(
+                        f"node {s.node!r}{where} is scheduled at {s.scheduled_at.isoformat()} "
+                        f"({(s.scheduled_at - now).total_seconds():.3f}s ahead: advance_time)"
+                    )
+                elif s.handler not in self.handlers:
+                    reasons.append(f"node {s.node!r}{where} needs handler {s.handler!r}, not in this app")
+                elif run.state != "paused":
+                    reasons.append(f"node {s.node!r}{where} is available but was not claimed")
+        detail = "; ".join(reasons) or "no step is claimable or running"
+        return f"run {run.id} ({run.workflow}) is {run.state} and cannot progress on its own: {detail}"

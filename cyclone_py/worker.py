@@ -1,0 +1,863 @@
+"""The worker: claim steps, run handlers, heartbeat, report results.
+
+The worker owns no state rule. It calls ``cyclone.claim`` for as many steps
+as it has free handler slots, runs each handler in a thread pool, renews each
+step's lease on that step's own schedule (every ``lease_ttl/3`` with a random
+first phase and +-10% jitter), and reports through ``complete_many`` (batched:
+whatever finished while the previous report was in flight) or ``fail``. Every
+poll interval it calls ``cyclone.tick`` so that expired leases, timeouts,
+deadlines and ``max_wait`` are handled even with no pg_cron.
+
+Threads: the main loop (claim, tick), a listener on its own connection
+(``LISTEN cyclone_wakeup`` and ``cyclone_cancel``), a timer thread with one heap
+for every step's heartbeat and timeout, a reporter, and the handler pool.
+
+Cancellation reaches a handler through ``ctx.cancelled`` when: ``renew``
+returns false (lease lost), its run is cancelled or failed by its deadline
+(``NOTIFY cyclone_cancel``), its timeout passes on the worker's clock, or the
+shutdown grace period ends. Whatever the handler then does, its report goes
+to the SQL compare-and-set, which refuses a stale one.
+
+Signals: the first SIGTERM/SIGINT stops claiming and waits up to
+``shutdown_grace`` seconds for in-flight handlers; the second exits at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import heapq
+import itertools
+import json
+import logging
+import os
+import queue
+import random
+import signal
+import socket
+import sys
+import threading
+import time
+import traceback
+import uuid
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import timedelta
+from types import FrameType
+from typing import Any
+from uuid import UUID
+
+from cyclone_py import errors
+from cyclone_py.client import ClaimedStep, Client
+from cyclone_py.workflow import App, StepContext, Workflow, as_app, load_app
+
+__all__ = ["Backoff", "ErrorHook", "KeyValueFormatter", "Outcome", "Worker", "execute", "main"]
+
+logger = logging.getLogger(__name__)
+
+Backoff = Callable[[int], timedelta | float]
+ErrorHook = Callable[[errors.StepFailed], Any]
+
+MAX_ERROR_CHARS = 32_000
+RETRYABLE_KINDS = ("error", "panic", "timeout")
+
+
+# -- running one handler (shared with testing.Env) ---------------------------
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What an execution produced: a completion (``ok``) or a failure to report."""
+
+    step: ClaimedStep
+    ok: bool
+    output_json: str | None = None
+    error: str | None = None
+    error_kind: str = "error"
+    retry_in: timedelta | None = None
+    cancel_reason: str | None = None
+
+
+def _truncate(text: str) -> str:
+    if len(text) <= MAX_ERROR_CHARS:
+        return text
+    return text[: MAX_ERROR_CHARS // 2] + "\n...\n" + text[-MAX_ERROR_CHARS // 2 :]
+
+
+def make_context(step: ClaimedStep, worker: str | None = None) -> StepContext:
+    """The handler's view of a claimed step."""
+    return StepContext(
+        step_id=step.step_id,
+        run_id=step.run_id,
+        workflow=step.workflow,
+        node=step.node,
+        handler=step.handler,
+        attempt=step.attempt,
+        max_attempts=step.max_attempts,
+        lease_generation=step.lease_generation,
+        input=step.input,
+        deps=step.deps if isinstance(step.deps, dict) else {},
+        timeout=step.timeout,
+        worker=worker,
+    )
+
+
+def _retry_in(backoff: Backoff | None, step: ClaimedStep, kind: str) -> timedelta | None:
+    if backoff is None or kind not in RETRYABLE_KINDS:
+        return None
+    try:
+        value = backoff(step.attempt)
+    except Exception:
+        logger.exception("backoff function failed; using the engine's default", extra={"step_id": step.step_id})
+        return None
+    return value if isinstance(value, timedelta) else timedelta(seconds=float(value))
+
+
+def execute(app: App, step: ClaimedStep, ctx: StepContext, backoff: Backoff | None = None) -> Outcome:
+    """Run the handler of ``step`` and turn what it did into an :class:`Outcome`.
+
+    ``Permanent`` -> ``permanent``; any other exception -> ``error`` (the
+    traceback is the error text), or ``timeout`` when the step's timeout fired
+    first; a BaseException that is not an Exception -> ``panic``. A return
+    value that is not JSON-serialisable is an ``error``.
+    """
+
+    def failed(error: str, kind: str) -> Outcome:
+        return Outcome(
+            step=step,
+            ok=False,
+            error=_truncate(error),
+            error_kind=kind,
+            retry_in=_retry_in(backoff, step, kind),
+            cancel_reason=ctx.cancel_reason,
+        )
+
+    fn = app.lookup(step.workflow, step.handler)
+    if fn is None:
+        return failed(f"no handler {step.handler!r} for workflow {step.workflow!r} in this worker", "panic")
+    try:
+        result = fn(ctx)
+    except errors.Permanent as exc:
+        return failed(str(exc) or type(exc).__name__, "permanent")
+    except Exception as exc:
+        if ctx.cancel_reason == "timeout":
+            return failed(f"step timed out after {step.timeout} ({type(exc).__name__}: {exc})", "timeout")
+        return failed(traceback.format_exc(), "error")
+    except BaseException:  # SystemExit, KeyboardInterrupt, GeneratorExit raised by a handler
+        return failed(traceback.format_exc(), "panic")
+    if ctx.cancel_reason == "timeout":
+        return failed(f"step timed out after {step.timeout}", "timeout")
+    try:
+        output_json = None if result is None else json.dumps(result)
+    except (TypeError, ValueError) as exc:
+        return failed(f"handler returned a value that is not JSON-serialisable: {exc}", "error")
+    return Outcome(step=step, ok=True, output_json=output_json, cancel_reason=ctx.cancel_reason)
+
+
+# -- the timer thread -------------------------------------------------------
+
+
+class _Timers(threading.Thread):
+    """One thread, one heap: every step's heartbeat and timeout."""
+
+    def __init__(self) -> None:
+        super().__init__(name="cyclone-timers", daemon=True)
+        self._heap: list[tuple[float, int, Callable[[], None]]] = []
+        self._seq = itertools.count()
+        self._cond = threading.Condition()
+        self._stopped = False
+
+    def call_at(self, due: float, fn: Callable[[], None]) -> None:
+        with self._cond:
+            heapq.heappush(self._heap, (due, next(self._seq), fn))
+            self._cond.notify()
+
+    def stop(self) -> None:
+        with self._cond:
+            self._stopped = True
+            self._cond.notify()
+
+    def run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._stopped:
+                    now = time.monotonic()
+                    if self._heap and self._heap[0][0] <= now:
+                        break
+                    self._cond.wait(None if not self._heap else self._heap[0][0] - now)
+                if self._stopped:
+                    return
+                _, _, fn = heapq.heappop(self._heap)
+            try:
+                fn()
+            except Exception:
+                logger.exception("timer callback failed")
+
+
+# -- the worker -------------------------------------------------------------
+
+
+@dataclass
+class _Active:
+    step: ClaimedStep
+    ctx: StepContext
+    started: float
+    handler_done: bool = False
+    finished: bool = False  # reported (or given up): no more heartbeats
+
+
+_STOP = object()
+
+
+class Worker:
+    """Claims and runs the steps of an App's workflows.
+
+    ``run()`` blocks until stopped (a signal, or ``stop()`` from another
+    thread); ``run_in_thread()`` starts it in a thread for tests. A Worker
+    runs once: make a new one to start again.
+
+    ``backoff(attempt)`` (a timedelta or seconds) replaces the engine's
+    default retry delay; ``on_error(exc)`` is called with a
+    :class:`~cyclone_py.errors.StepFailed` for every discard this worker sees
+    (its own failures, and its ticks' reclaim limits, timeouts, deadlines and
+    max_waits), from the reporter or main-loop thread: keep it short.
+    """
+
+    def __init__(
+        self,
+        app: App | Workflow,
+        dsn: str | None = None,
+        *,
+        concurrency: int = 10,
+        lease_ttl: float = 30.0,
+        poll_interval: float = 1.0,
+        max_reclaims: int = 0,
+        backoff: Backoff | None = None,
+        on_error: ErrorHook | None = None,
+        name: str | None = None,
+        shutdown_grace: float = 30.0,
+        register: bool = True,
+        max_batch: int = 500,
+        max_db_backoff: float = 30.0,
+    ) -> None:
+        if concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        if lease_ttl <= 0 or poll_interval <= 0:
+            raise ValueError("lease_ttl and poll_interval must be positive")
+        if max_reclaims < 0:
+            raise ValueError("max_reclaims must be >= 0")
+        self.app = as_app(app)
+        if dsn is None:
+            from cyclone_py import db
+
+            dsn = db.resolve_dsn()
+        self.dsn = dsn
+        self.concurrency = concurrency
+        self.lease_ttl = float(lease_ttl)
+        self.poll_interval = float(poll_interval)
+        self.max_reclaims = max_reclaims
+        self.backoff = backoff
+        self.on_error = on_error
+        self.name = name or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self.shutdown_grace = float(shutdown_grace)
+        self.register_workflows = register
+        self.max_batch = max_batch
+        self.max_db_backoff = max_db_backoff
+        self.handlers = self.app.handler_names()
+
+        self.started = threading.Event()
+        self.error: BaseException | None = None
+        self._stop_claiming = threading.Event()
+        self._force = threading.Event()
+        self._closing = threading.Event()
+        self._wake = threading.Event()
+        self._wakeup_pending = False
+        self._lock = threading.Lock()
+        self._idle = threading.Condition(self._lock)
+        self._active: dict[int, _Active] = {}
+        self._by_run: dict[UUID, set[int]] = {}
+        self._running_handlers = 0
+        self._reports: queue.SimpleQueue[Outcome | object] = queue.SimpleQueue()
+        self._signal_count = 0
+        self._stopped_by_signal = False
+        self._thread: threading.Thread | None = None
+        self._client: Client | None = None
+        self._executor: ThreadPoolExecutor | None = None
+        self._timers: _Timers | None = None
+        self._reporter: threading.Thread | None = None
+
+    def __repr__(self) -> str:
+        return f"Worker(name={self.name!r}, handlers={self.handlers})"
+
+    def _log_extra(self, step: ClaimedStep | None = None, **more: Any) -> dict[str, Any]:
+        extra: dict[str, Any] = {"worker": self.name}
+        if step is not None:
+            extra.update(
+                step_id=step.step_id,
+                run_id=str(step.run_id),
+                node=step.node,
+                workflow=step.workflow,
+                attempt=step.attempt,
+            )
+        extra.update(more)
+        return extra
+
+    @property
+    def client(self) -> Client:
+        if self._client is None:
+            raise RuntimeError("worker is not running")
+        return self._client
+
+    @property
+    def in_flight(self) -> int:
+        """Handlers running now."""
+        with self._lock:
+            return self._running_handlers
+
+    # -- lifecycle --------------------------------------------------------
+
+    def run(self, *, install_signals: bool = True) -> None:
+        """Run until stopped; re-raises what stopped it abnormally.
+
+        Called from the main thread with ``install_signals``, it installs
+        SIGTERM/SIGINT handlers and runs the loop in a second thread, so that
+        a signal never interrupts the main thread while it holds one of the
+        worker's locks."""
+        if install_signals and threading.current_thread() is threading.main_thread():
+            previous = {sig: signal.signal(sig, self._on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
+            try:
+                thread = threading.Thread(target=self._run_body, name="cyclone-loop")
+                self._thread = thread
+                thread.start()
+                while thread.is_alive():
+                    thread.join(0.5)
+            finally:
+                for signum, handler in previous.items():
+                    signal.signal(signum, handler)
+        else:
+            self._run_body()
+        if self.error is not None:
+            raise self.error
+
+    def _run_body(self) -> None:
+        try:
+            self._start()
+            self._loop()
+        except BaseException as exc:
+            self.error = exc
+            logger.error("worker failed: %s", exc, exc_info=True, extra=self._log_extra())
+        finally:
+            self.started.set()
+            self._shutdown()
+
+    def run_in_thread(self, *, wait: float | None = 10.0) -> threading.Thread:
+        """Start the worker in a thread (no signal handlers); waits up to
+        ``wait`` seconds until it has registered its workflows."""
+        thread = threading.Thread(target=self._run_body, name=f"cyclone-worker-{self.name}")
+        self._thread = thread
+        thread.start()
+        if wait is not None and not self.started.wait(wait):
+            raise TimeoutError("worker did not start in time")
+        if self.error is not None:
+            raise RuntimeError(f"worker failed to start: {self.error}") from self.error
+        return thread
+
+    def stop(self, *, wait: bool = True, timeout: float | None = None, force: bool = False) -> None:
+        """Stop claiming; in-flight handlers get the grace period (``force``:
+        cancel them at once). With ``wait``, join a ``run_in_thread`` thread."""
+        self._stop_claiming.set()
+        if force:
+            self._force.set()
+        self._wake.set()
+        with self._idle:
+            self._idle.notify_all()
+        if wait and self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout)
+
+    def _on_signal(self, signum: int, frame: FrameType | None) -> None:
+        self._signal_count += 1
+        if self._signal_count == 1:
+            logger.info(
+                "signal received: stopping (waiting up to %.0fs for in-flight steps; signal again to exit now)",
+                self.shutdown_grace,
+                extra=self._log_extra(signal=signum),
+            )
+            self._stopped_by_signal = True
+            # The main thread only joins the loop thread (see run()), so it
+            # holds none of the locks these events take.
+            self._stop_claiming.set()
+            self._wake.set()
+        else:
+            logger.warning("second signal: exiting now", extra=self._log_extra(signal=signum))
+            _hard_exit(1)
+
+    def _start(self) -> None:
+        self._client = Client(self.dsn, min_size=1, max_size=4, application_name="cyclone-worker")
+        self._executor = ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="cyclone-handler")
+        self._timers = _Timers()
+        self._timers.start()
+        self._reporter = threading.Thread(target=self._report_loop, name="cyclone-reporter", daemon=True)
+        self._reporter.start()
+        if self.register_workflows:
+            self._register()
+        threading.Thread(target=self._listen_loop, name="cyclone-listener", daemon=True).start()
+        logger.info(
+            "worker started",
+            extra=self._log_extra(
+                handlers=self.handlers,
+                concurrency=self.concurrency,
+                lease_ttl=self.lease_ttl,
+                poll_interval=self.poll_interval,
+                max_reclaims=self.max_reclaims,
+            ),
+        )
+
+    def _register(self) -> None:
+        delay = 0.1
+        while not self._stop_claiming.is_set():
+            try:
+                self.app.register(self.client)
+                return
+            except errors.DatabaseUnavailable as exc:
+                logger.warning("database unavailable while registering workflows: %s", exc, extra=self._log_extra())
+                self._stop_claiming.wait(delay)
+                delay = min(delay * 2, self.max_db_backoff)
+
+    def _shutdown(self) -> None:
+        self._stop_claiming.set()
+        deadline = time.monotonic() + (0.0 if self._force.is_set() else self.shutdown_grace)
+        with self._idle:
+            while self._running_handlers and not self._force.is_set():
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    break
+                self._idle.wait(remaining)
+            stuck = list(self._active.values()) if self._running_handlers else []
+        if stuck:
+            logger.warning(
+                "shutdown grace over: cancelling %d in-flight step(s); their leases will expire",
+                len(stuck),
+                extra=self._log_extra(),
+            )
+            for active in stuck:
+                active.ctx.cancel("shutdown")
+            with self._idle:
+                end = time.monotonic() + min(1.0, max(self.shutdown_grace, 0.1))
+                while self._running_handlers and time.monotonic() < end:
+                    self._idle.wait(end - time.monotonic())
+        # Flush the reporter (it reports what was queued before _STOP, then
+        # exits), then stop everything else.
+        self._reports.put(_STOP)
+        if self._reporter is not None:
+            self._reporter.join(max(5.0, self.lease_ttl))
+        self._closing.set()
+        if self._timers is not None:
+            self._timers.stop()
+        if self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)
+        if self._client is not None:
+            self._client.close()
+        with self._lock:
+            left = self._running_handlers
+        logger.info("worker stopped", extra=self._log_extra(abandoned=left))
+        if left and self._stopped_by_signal:
+            # A handler ignored cancellation: the process would hang joining it.
+            _hard_exit(1)
+
+    # -- the main loop ----------------------------------------------------
+
+    def _loop(self) -> None:
+        next_tick = time.monotonic()
+        claim_due = True
+        failures = 0
+        self.started.set()
+        while not self._stop_claiming.is_set():
+            try:
+                if time.monotonic() >= next_tick:
+                    self._tick()
+                    next_tick = time.monotonic() + self.poll_interval
+                    claim_due = True
+                free = self._free()
+                if claim_due and free > 0 and self.handlers:
+                    claimed = self.client.claim(self.name, self.handlers, free, timedelta(seconds=self.lease_ttl))
+                    for step in claimed:
+                        self._start_step(step)
+                    claim_due = len(claimed) == free  # saturated: more are probably due
+                elif not self.handlers:
+                    claim_due = False
+                failures = 0
+            except errors.DatabaseUnavailable as exc:
+                failures += 1
+                delay = min(self.max_db_backoff, self.poll_interval * 2 ** min(failures - 1, 16))
+                logger.warning(
+                    "database unavailable (%s); retrying in %.1fs", exc, delay, extra=self._log_extra(failures=failures)
+                )
+                self._stop_claiming.wait(delay)
+                continue
+            except errors.CycloneError as exc:
+                failures += 1
+                delay = min(self.max_db_backoff, self.poll_interval * 2 ** min(failures - 1, 16))
+                logger.error("claim/tick failed (%s); retrying in %.1fs", exc, delay, extra=self._log_extra())
+                self._stop_claiming.wait(delay)
+                continue
+            if claim_due and self._free() > 0:
+                continue
+            self._wake.wait(max(0.0, next_tick - time.monotonic()))
+            self._wake.clear()
+            if self._wakeup_pending:
+                self._wakeup_pending = False
+                claim_due = True
+
+    def _free(self) -> int:
+        with self._lock:
+            return self.concurrency - self._running_handlers
+
+    def _tick(self) -> None:
+        result = self.client.tick(self.max_reclaims)
+        if result.reclaimed or result.retried or result.discarded or result.deadlines or result.max_wait:
+            logger.info(
+                "tick: %d reclaimed, %d retried, %d discarded, %d deadlines, %d max_wait",
+                result.reclaimed,
+                result.retried,
+                result.discarded,
+                result.deadlines,
+                result.max_wait,
+                extra=self._log_extra(),
+            )
+        for discarded in result.discarded_steps:
+            self._emit_error(discarded.exception())
+
+    def _emit_error(self, exc: errors.StepFailed) -> None:
+        logger.warning(
+            "step discarded (%s)",
+            exc.error_kind,
+            extra=self._log_extra(
+                step_id=exc.step_id,
+                run_id=str(exc.run_id),
+                node=exc.node,
+                workflow=exc.workflow,
+                error_kind=exc.error_kind,
+            ),
+        )
+        if self.on_error is None:
+            return
+        try:
+            self.on_error(exc)
+        except Exception:
+            logger.exception("error hook failed", extra=self._log_extra(step_id=exc.step_id))
+
+    # -- one step ---------------------------------------------------------
+
+    def _start_step(self, step: ClaimedStep) -> None:
+        assert self._executor is not None and self._timers is not None
+        ctx = make_context(step, self.name)
+        active = _Active(step=step, ctx=ctx, started=time.monotonic())
+        with self._lock:
+            self._active[step.step_id] = active
+            self._by_run.setdefault(step.run_id, set()).add(step.step_id)
+            self._running_handlers += 1
+        if logger.isEnabledFor(logging.DEBUG):
+            logger.debug("step claimed", extra=self._log_extra(step))
+        third = self.lease_ttl / 3
+        self._timers.call_at(active.started + third * (1.0 - random.random()), lambda: self._heartbeat(active))
+        if step.timeout is not None:
+            self._timers.call_at(active.started + step.timeout.total_seconds(), lambda: self._time_out(active))
+        try:
+            self._executor.submit(self._run_step, active)
+        except RuntimeError:  # executor shut down under us: leave the step to its lease
+            self._handler_finished(active)
+            self._finish(active)
+
+    def _run_step(self, active: _Active) -> None:
+        try:
+            outcome = execute(self.app, active.step, active.ctx, self.backoff)
+        except BaseException:  # the machinery around the handler failed
+            outcome = Outcome(
+                step=active.step,
+                ok=False,
+                error=_truncate(traceback.format_exc()),
+                error_kind="panic",
+                retry_in=_retry_in(self.backoff, active.step, "panic"),
+            )
+        finally:
+            self._handler_finished(active)
+        if active.ctx.cancel_reason == "shutdown" and not outcome.ok:
+            # Cancelled by our own shutdown: not the step's failure; the lease decides.
+            logger.info("step abandoned at shutdown", extra=self._log_extra(active.step))
+            self._finish(active)
+            return
+        self._reports.put(outcome)
+
+    def _handler_finished(self, active: _Active) -> None:
+        with self._idle:
+            active.handler_done = True
+            self._running_handlers -= 1
+            self._idle.notify_all()
+        self._wake.set()
+
+    def _finish(self, active: _Active) -> None:
+        with self._idle:
+            active.finished = True
+            self._active.pop(active.step.step_id, None)
+            ids = self._by_run.get(active.step.run_id)
+            if ids is not None:
+                ids.discard(active.step.step_id)
+                if not ids:
+                    del self._by_run[active.step.run_id]
+            self._idle.notify_all()
+
+    def _heartbeat(self, active: _Active) -> None:
+        if active.finished or self._closing.is_set():
+            return
+        assert self._timers is not None
+        step = active.step
+        interval = self.lease_ttl / 3 * random.uniform(0.9, 1.1)
+        try:
+            ok = self.client.renew(step.step_id, self.name, step.lease_generation, timedelta(seconds=self.lease_ttl))
+        except errors.CycloneError as exc:
+            logger.warning("heartbeat failed: %s", exc, extra=self._log_extra(step))
+            self._timers.call_at(time.monotonic() + interval / 2, lambda: self._heartbeat(active))
+            return
+        if ok:
+            self._timers.call_at(time.monotonic() + interval, lambda: self._heartbeat(active))
+            return
+        if active.finished:
+            return
+        if active.handler_done:
+            logger.debug("lease lost before the result was reported", extra=self._log_extra(step))
+            return
+        # renew also refuses once the step's timeout has passed on the engine's
+        # clock while the lease is still ours: report that as a timeout. (If the
+        # lease was really lost, the fail CAS refuses whatever kind we send.)
+        reason = "timeout" if step.timeout is not None else "lease lost"
+        if active.ctx.cancel(reason):
+            logger.warning("renew refused (%s): cancelling the handler", reason, extra=self._log_extra(step))
+
+    def _time_out(self, active: _Active) -> None:
+        if active.handler_done or active.finished:
+            return
+        if active.ctx.cancel("timeout"):
+            logger.warning("step timed out: cancelling the handler", extra=self._log_extra(active.step))
+
+    def cancel_run(self, run_id: UUID | str, reason: str = "run cancelled") -> int:
+        """Cancel the handlers of ``run_id`` running here; returns how many."""
+        try:
+            rid = UUID(str(run_id))
+        except ValueError:
+            logger.warning("bad cyclone_cancel payload %r", run_id, extra=self._log_extra())
+            return 0
+        with self._lock:
+            targets = [self._active[i] for i in self._by_run.get(rid, ()) if i in self._active]
+        n = 0
+        for active in targets:
+            if not active.handler_done and active.ctx.cancel(reason):
+                n += 1
+                logger.info("run cancelled: cancelling the handler", extra=self._log_extra(active.step))
+        return n
+
+    # -- reporting --------------------------------------------------------
+
+    def _report_loop(self) -> None:
+        stop = False
+        while not stop:
+            first = self._reports.get()
+            if first is _STOP:
+                break
+            batch: list[Outcome] = [first]  # type: ignore[list-item]
+            while len(batch) < self.max_batch:
+                try:
+                    item = self._reports.get_nowait()
+                except queue.Empty:
+                    break
+                if item is _STOP:
+                    stop = True
+                    break
+                batch.append(item)  # type: ignore[arg-type]
+            try:
+                self._report(batch)
+            except Exception:
+                logger.exception("reporter failed; results left to the lease", extra=self._log_extra())
+                for outcome in batch:
+                    active = self._active.get(outcome.step.step_id)
+                    if active is not None:
+                        self._finish(active)
+
+    def _with_retry(self, what: str, fn: Callable[[], Any]) -> tuple[bool, Any]:
+        """Call ``fn`` until it succeeds; give up (False) after a lease TTL of
+        database errors or at a forced stop."""
+        give_up = time.monotonic() + self.lease_ttl
+        delay = 0.05
+        while True:
+            try:
+                return True, fn()
+            except errors.DatabaseUnavailable as exc:
+                if time.monotonic() + delay > give_up or self._force.is_set():
+                    logger.warning("%s failed (%s); results left to the lease", what, exc, extra=self._log_extra())
+                    return False, None
+                logger.warning("%s failed (%s); retrying", what, exc, extra=self._log_extra())
+                time.sleep(delay)
+                delay = min(delay * 2, 2.0)
+            except errors.CycloneError as exc:
+                logger.error("%s failed (%s); results left to the lease", what, exc, extra=self._log_extra())
+                return False, None
+
+    def _report(self, batch: Sequence[Outcome]) -> None:
+        completes = [o for o in batch if o.ok]
+        if completes:
+            ok, results = self._with_retry(
+                "complete_many",
+                lambda: self.client.complete_many(
+                    self.name,
+                    [o.step.step_id for o in completes],
+                    [o.step.lease_generation for o in completes],
+                    [o.output_json for o in completes],
+                    serialized=True,
+                ),
+            )
+            accepted = {r.step_id: r.accepted for r in results} if ok else {}
+            for o in completes:
+                if ok:
+                    if accepted.get(o.step.step_id):
+                        if logger.isEnabledFor(logging.DEBUG):
+                            logger.debug("step completed", extra=self._log_extra(o.step))
+                    else:
+                        logger.debug(
+                            "completion refused: the lease was lost (%s)",
+                            o.cancel_reason or "reclaimed, timed out or cancelled",
+                            extra=self._log_extra(o.step),
+                        )
+                self._finish_step(o.step.step_id)
+        for o in batch:
+            if not o.ok:
+                self._report_failure(o)
+
+    def _report_failure(self, o: Outcome) -> None:
+        step = o.step
+        ok, state = self._with_retry(
+            "fail",
+            lambda: self.client.fail(
+                step.step_id, self.name, step.lease_generation, o.error or "", o.error_kind, o.retry_in
+            ),
+        )
+        if ok:
+            self._after_fail(o, state)
+        self._finish_step(step.step_id)
+
+    def _after_fail(self, o: Outcome, state: str | None) -> None:
+        step = o.step
+        if state is None:
+            logger.debug(
+                "failure refused: the lease was lost (%s)",
+                o.cancel_reason or "reclaimed, timed out or cancelled",
+                extra=self._log_extra(step, error_kind=o.error_kind),
+            )
+        elif state == "discarded":
+            self._emit_error(
+                errors.step_failed(
+                    step_id=step.step_id,
+                    run_id=step.run_id,
+                    node=step.node,
+                    workflow=step.workflow,
+                    error_kind=o.error_kind,
+                    error=o.error,
+                )
+            )
+        else:
+            logger.info("step failed (%s); will retry", o.error_kind, extra=self._log_extra(step, error_kind=o.error_kind))
+
+    def _finish_step(self, step_id: int) -> None:
+        active = self._active.get(step_id)
+        if active is not None:
+            self._finish(active)
+
+    # -- the listener -----------------------------------------------------
+
+    def _listen_loop(self) -> None:
+        import psycopg
+
+        delay = 0.1
+        while not self._closing.is_set():
+            try:
+                with psycopg.connect(self.dsn, autocommit=True, application_name="cyclone-listener") as conn:
+                    conn.execute("LISTEN cyclone_wakeup")
+                    conn.execute("LISTEN cyclone_cancel")
+                    delay = 0.1
+                    self._on_wakeup()  # we may have missed some while (re)connecting
+                    while not self._closing.is_set():
+                        for note in conn.notifies(timeout=0.5):
+                            if note.channel == "cyclone_cancel":
+                                self.cancel_run(note.payload)
+                            elif note.channel == "cyclone_wakeup":
+                                self._on_wakeup()
+            except psycopg.Error as exc:
+                if self._closing.is_set():
+                    return
+                logger.warning("listener connection lost (%s); reconnecting in %.1fs", exc, delay, extra=self._log_extra())
+                self._closing.wait(delay)
+                delay = min(delay * 2, self.max_db_backoff)
+
+    def _on_wakeup(self) -> None:
+        self._wakeup_pending = True
+        self._wake.set()
+
+
+def _hard_exit(code: int) -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:
+            pass
+    os._exit(code)
+
+
+# -- python -m cyclone_py.worker --------------------------------------------
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m cyclone_py.worker --app MODULE:ATTR``: a worker process."""
+    parser = argparse.ArgumentParser(prog="python -m cyclone_py.worker")
+    parser.add_argument("--app", required=True, help="MODULE:ATTR of an App or Workflow")
+    parser.add_argument("--dsn", default=None)
+    parser.add_argument("--concurrency", type=int, default=10)
+    parser.add_argument("--lease-ttl", type=float, default=30.0)
+    parser.add_argument("--poll-interval", type=float, default=1.0)
+    parser.add_argument("--max-reclaims", type=int, default=0)
+    parser.add_argument("--shutdown-grace", type=float, default=30.0)
+    parser.add_argument("--name", default=None)
+    parser.add_argument("--log-level", default=os.environ.get("CYCLONE_LOG_LEVEL", "INFO"))
+    args = parser.parse_args(argv)
+    handler = logging.StreamHandler()
+    handler.setFormatter(KeyValueFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=args.log_level.upper(), handlers=[handler])
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    worker = Worker(
+        load_app(args.app),
+        args.dsn,
+        concurrency=args.concurrency,
+        lease_ttl=args.lease_ttl,
+        poll_interval=args.poll_interval,
+        max_reclaims=args.max_reclaims,
+        name=args.name,
+        shutdown_grace=args.shutdown_grace,
+    )
+    worker.run()
+    return 0
+
+
+class KeyValueFormatter(logging.Formatter):
+    """Plain log lines with the structured ``extra`` fields appended as key=value."""
+
+    _standard = frozenset(vars(logging.LogRecord("", 0, "", 0, "", (), None))) | {"message", "asctime"}
+
+    def format(self, record: logging.LogRecord) -> str:
+        line = super().format(record)
+        extras = " ".join(f"{k}={v}" for k, v in vars(record).items() if k not in self._standard)
+        return f"{line} {extras}" if extras else line
+
+
+if __name__ == "__main__":
+    # Delegate to the package's module object, not this __main__ copy.
+    from cyclone_py.worker import main as _main
+
+    sys.exit(_main())

@@ -1,0 +1,465 @@
+"""Workflow definitions in Python: nodes, handlers, and the App that holds them.
+
+A :class:`Workflow` collects nodes and produces the JSON definition of SPEC
+section 4 (``wf.definition()``), which ``cyclone.define_workflow`` validates
+and stores; Python checks nothing about the DAG itself (unknown deps, cycles,
+bad policies are the SQL's to reject). What Python owns is the mapping from a
+handler name to a function, so registering two functions under one name is
+refused here.
+
+An :class:`App` holds several workflows; ``cyclone worker --app MODULE:ATTR``
+points at an App or a single Workflow.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import timedelta
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any, overload
+from uuid import UUID
+
+from cyclone_py.errors import Cancelled
+
+if TYPE_CHECKING:
+    from cyclone_py.client import Client
+
+__all__ = [
+    "App",
+    "Handler",
+    "Node",
+    "StepContext",
+    "Workflow",
+    "as_app",
+    "format_interval",
+    "load_app",
+]
+
+Interval = timedelta | float | int | str
+Handler = Callable[["StepContext"], Any]
+DepRef = str | Callable[..., Any]
+
+_UNITS = (("day", 86_400), ("hour", 3_600), ("minute", 60), ("second", 1))
+
+
+def format_interval(value: Interval) -> str:
+    """A PostgreSQL interval literal: ``timedelta(seconds=30)`` -> ``'30 seconds'``,
+    ``3600`` -> ``'1 hour'``, ``0.25`` -> ``'0.25 seconds'``; strings pass through."""
+    if isinstance(value, str):
+        return value
+    td = value if isinstance(value, timedelta) else timedelta(seconds=float(value))
+    micros = td // timedelta(microseconds=1)
+    if micros == 0:
+        return "0 seconds"
+    for unit, seconds in _UNITS:
+        step = seconds * 1_000_000
+        if micros % step == 0:
+            n = micros // step
+            return f"{n} {unit}{'' if abs(n) == 1 else 's'}"
+    secs = format(Decimal(micros) / Decimal(1_000_000), "f").rstrip("0").rstrip(".")
+    return f"{secs} seconds"
+
+
+def _dep_name(dep: DepRef) -> str:
+    if isinstance(dep, str):
+        return dep
+    node = getattr(dep, "__cyclone_node__", None)
+    if isinstance(node, str):
+        return node
+    raise TypeError(f"a dependency is a node name or a registered step function, not {dep!r}")
+
+
+# -- nodes ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Node:
+    """One node of a workflow's DAG."""
+
+    name: str
+    kind: str = "task"
+    handler: str | None = None
+    deps: tuple[str, ...] = ()
+    max_attempts: int | None = None
+    timeout: str | None = None
+    on_dep_failure: str = "fail_run"
+    priority: int = 0
+    signal: str | None = None
+    workflow: str | None = None
+    max_wait: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The node as SPEC section 4 spells it."""
+        out: dict[str, Any] = {"name": self.name, "kind": self.kind}
+        if self.kind == "task":
+            out["handler"] = self.handler or self.name
+        out["deps"] = list(self.deps)
+        if self.kind == "task":
+            if self.max_attempts is not None:
+                out["max_attempts"] = self.max_attempts
+            if self.timeout is not None:
+                out["timeout"] = self.timeout
+            if self.priority:
+                out["priority"] = self.priority
+        if self.kind == "wait":
+            out["signal"] = self.signal or self.name
+        if self.kind == "child":
+            out["workflow"] = self.workflow
+        if self.max_wait is not None:
+            out["max_wait"] = self.max_wait
+        if self.on_dep_failure != "fail_run":
+            out["on_dep_failure"] = self.on_dep_failure
+        return out
+
+
+# -- the handler's context --------------------------------------------------
+
+
+class StepContext:
+    """What a handler sees of the execution it runs.
+
+    ``cancelled`` is set when the step must stop: its lease was lost (renew
+    returned false), its run was cancelled or failed by its deadline, its
+    timeout passed, or the worker is shutting down. Long handlers should call
+    :meth:`check_cancelled` or use :meth:`sleep`.
+    """
+
+    def __init__(
+        self,
+        *,
+        step_id: int,
+        run_id: UUID,
+        workflow: str,
+        node: str,
+        handler: str,
+        attempt: int,
+        max_attempts: int,
+        lease_generation: int,
+        input: Any,
+        deps: Mapping[str, Any] | None,
+        timeout: timedelta | None = None,
+        worker: str | None = None,
+    ) -> None:
+        self.step_id = step_id
+        self.run_id = run_id
+        self.workflow = workflow
+        self.node = node
+        self.handler = handler
+        self.attempt = attempt
+        self.max_attempts = max_attempts
+        self.lease_generation = lease_generation
+        self.input = input
+        self.deps: Mapping[str, Any] = dict(deps or {})
+        self.timeout = timeout
+        self.worker = worker
+        self.cancelled = threading.Event()
+        self.cancel_reason: str | None = None
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return (
+            f"StepContext(workflow={self.workflow!r}, node={self.node!r}, step_id={self.step_id}, "
+            f"run_id={self.run_id}, attempt={self.attempt}/{self.max_attempts})"
+        )
+
+    @property
+    def last_attempt(self) -> bool:
+        """True when a failure of this execution discards the step."""
+        return self.attempt >= self.max_attempts
+
+    def cancel(self, reason: str) -> bool:
+        """Ask the handler to stop (the runtime calls this); True the first time."""
+        with self._lock:
+            if self.cancelled.is_set():
+                return False
+            self.cancel_reason = reason
+            self.cancelled.set()
+            return True
+
+    def check_cancelled(self) -> None:
+        """Raise :class:`~cyclone_py.errors.Cancelled` if the step was cancelled."""
+        if self.cancelled.is_set():
+            raise Cancelled(reason=self.cancel_reason)
+
+    def sleep(self, seconds: float) -> None:
+        """Sleep, waking at once to raise :class:`~cyclone_py.errors.Cancelled`
+        if the step is cancelled meanwhile."""
+        if self.cancelled.wait(max(0.0, seconds)):
+            raise Cancelled(reason=self.cancel_reason)
+
+
+# -- workflows --------------------------------------------------------------
+
+
+@dataclass
+class _Registration:
+    nodes: dict[str, Node] = field(default_factory=dict)
+    handlers: dict[str, Handler] = field(default_factory=dict)
+
+
+class Workflow:
+    """A named DAG of task, wait and child nodes with their Python handlers."""
+
+    def __init__(self, name: str, max_attempts: int | None = None) -> None:
+        if not name:
+            raise ValueError("a workflow needs a name")
+        self.name = name
+        self.max_attempts = max_attempts
+        self._reg = _Registration()
+        self._children: dict[str, Workflow] = {}
+
+    def __repr__(self) -> str:
+        return f"Workflow({self.name!r}, nodes={list(self._reg.nodes)})"
+
+    # -- reading ----------------------------------------------------------
+
+    @property
+    def nodes(self) -> Mapping[str, Node]:
+        return dict(self._reg.nodes)
+
+    @property
+    def handlers(self) -> Mapping[str, Handler]:
+        """Handler name -> function."""
+        return dict(self._reg.handlers)
+
+    @property
+    def child_workflows(self) -> Mapping[str, Workflow]:
+        """Workflows given as objects to :meth:`child`, by name."""
+        return dict(self._children)
+
+    def handler_for(self, handler: str) -> Handler | None:
+        return self._reg.handlers.get(handler)
+
+    def definition(self) -> dict[str, Any]:
+        """The JSON definition ``cyclone.define_workflow`` takes (SPEC section 4)."""
+        out: dict[str, Any] = {}
+        if self.max_attempts is not None:
+            out["max_attempts"] = self.max_attempts
+        out["nodes"] = [n.to_json() for n in self._reg.nodes.values()]
+        return out
+
+    def register(self, client: Client) -> None:
+        """``define_workflow`` this workflow (its object children first)."""
+        as_app(self).register(client)
+
+    # -- declaring --------------------------------------------------------
+
+    def _add(self, node: Node) -> None:
+        if node.name in self._reg.nodes:
+            raise ValueError(f"workflow {self.name!r} already has a node named {node.name!r}")
+        self._reg.nodes[node.name] = node
+
+    @overload
+    def step(self, fn: Handler, /) -> Handler: ...
+
+    @overload
+    def step(
+        self,
+        fn: None = None,
+        /,
+        *,
+        name: str | None = None,
+        deps: Iterable[DepRef] = (),
+        max_attempts: int | None = None,
+        timeout: Interval | None = None,
+        on_dep_failure: str = "fail_run",
+        priority: int = 0,
+        handler: str | None = None,
+    ) -> Callable[[Handler], Handler]: ...
+
+    def step(
+        self,
+        fn: Handler | None = None,
+        /,
+        *,
+        name: str | None = None,
+        deps: Iterable[DepRef] = (),
+        max_attempts: int | None = None,
+        timeout: Interval | None = None,
+        on_dep_failure: str = "fail_run",
+        priority: int = 0,
+        handler: str | None = None,
+    ) -> Handler | Callable[[Handler], Handler]:
+        """Declare a task node run by the decorated function.
+
+        ``name`` defaults to the function's name and ``handler`` (the name
+        workers claim by) to the node name. One handler name maps to one
+        function: a second, different function under the same name is refused.
+        """
+        dep_names = tuple(_dep_name(d) for d in deps)
+
+        def decorate(func: Handler) -> Handler:
+            node_name = name or getattr(func, "__name__", None)
+            if not node_name:
+                raise ValueError("a step needs a name")
+            handler_name = handler or node_name
+            existing = self._reg.handlers.get(handler_name)
+            if existing is not None and existing is not func:
+                raise ValueError(
+                    f"workflow {self.name!r} already has a handler named {handler_name!r} ({existing!r})"
+                )
+            self._add(
+                Node(
+                    name=node_name,
+                    kind="task",
+                    handler=handler_name,
+                    deps=dep_names,
+                    max_attempts=max_attempts,
+                    timeout=None if timeout is None else format_interval(timeout),
+                    on_dep_failure=on_dep_failure,
+                    priority=priority,
+                )
+            )
+            self._reg.handlers[handler_name] = func
+            try:
+                func.__cyclone_node__ = node_name  # type: ignore[attr-defined]
+            except (AttributeError, TypeError):
+                pass
+            return func
+
+        if fn is not None:
+            return decorate(fn)
+        return decorate
+
+    def wait(
+        self,
+        name: str,
+        signal: str | None = None,
+        deps: Iterable[DepRef] = (),
+        max_wait: Interval | None = None,
+        on_dep_failure: str = "fail_run",
+    ) -> Node:
+        """Declare a wait node, completed by ``cyclone.signal(run, signal)``
+        (``signal`` defaults to the node name)."""
+        node = Node(
+            name=name,
+            kind="wait",
+            deps=tuple(_dep_name(d) for d in deps),
+            signal=signal or name,
+            max_wait=None if max_wait is None else format_interval(max_wait),
+            on_dep_failure=on_dep_failure,
+        )
+        self._add(node)
+        return node
+
+    def child(
+        self,
+        name: str,
+        workflow: Workflow | str,
+        deps: Iterable[DepRef] = (),
+        max_wait: Interval | None = None,
+        on_dep_failure: str = "fail_run",
+    ) -> Node:
+        """Declare a child node: when reached, a run of ``workflow`` is submitted
+        with this run's input, and its output becomes the node's."""
+        wf_name = workflow if isinstance(workflow, str) else workflow.name
+        node = Node(
+            name=name,
+            kind="child",
+            deps=tuple(_dep_name(d) for d in deps),
+            workflow=wf_name,
+            max_wait=None if max_wait is None else format_interval(max_wait),
+            on_dep_failure=on_dep_failure,
+        )
+        self._add(node)
+        if isinstance(workflow, Workflow):
+            self._children[workflow.name] = workflow
+        return node
+
+
+# -- the app ----------------------------------------------------------------
+
+
+class App:
+    """The workflows one worker serves."""
+
+    def __init__(self, *workflows: Workflow, name: str | None = None) -> None:
+        self.name = name
+        self._workflows: dict[str, Workflow] = {}
+        for wf in workflows:
+            self.add(wf)
+
+    def __repr__(self) -> str:
+        return f"App({list(self._workflows)})"
+
+    def __iter__(self) -> Iterator[Workflow]:
+        return iter(self._workflows.values())
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._workflows
+
+    def __getitem__(self, name: str) -> Workflow:
+        return self._workflows[name]
+
+    @property
+    def workflows(self) -> Mapping[str, Workflow]:
+        return dict(self._workflows)
+
+    def add(self, workflow: Workflow) -> Workflow:
+        """Add a workflow (and the workflows its child nodes were given as objects)."""
+        existing = self._workflows.get(workflow.name)
+        if existing is not None and existing is not workflow:
+            raise ValueError(f"app already has a different workflow named {workflow.name!r}")
+        self._workflows[workflow.name] = workflow
+        for child in workflow.child_workflows.values():
+            if child.name not in self._workflows:
+                self.add(child)
+        return workflow
+
+    def workflow(self, name: str, max_attempts: int | None = None) -> Workflow:
+        """Create a workflow and add it."""
+        return self.add(Workflow(name, max_attempts=max_attempts))
+
+    def handler_names(self) -> list[str]:
+        """Every handler name of every workflow: what the worker claims."""
+        names: set[str] = set()
+        for wf in self._workflows.values():
+            names.update(wf.handlers)
+        return sorted(names)
+
+    def lookup(self, workflow: str, handler: str) -> Handler | None:
+        wf = self._workflows.get(workflow)
+        return None if wf is None else wf.handler_for(handler)
+
+    def register(self, client: Client) -> None:
+        """``define_workflow`` every workflow, children before their parents."""
+        done: set[str] = set()
+
+        def visit(wf: Workflow, path: tuple[str, ...]) -> None:
+            if wf.name in done or wf.name in path:
+                return
+            for node in wf.nodes.values():
+                child = self._workflows.get(node.workflow or "") if node.kind == "child" else None
+                if child is not None:
+                    visit(child, (*path, wf.name))
+            client.define_workflow(wf.name, wf.definition())
+            done.add(wf.name)
+
+        for wf in list(self._workflows.values()):
+            visit(wf, ())
+
+
+def as_app(obj: App | Workflow) -> App:
+    """An App for an App or a single Workflow."""
+    if isinstance(obj, App):
+        return obj
+    if isinstance(obj, Workflow):
+        return App(obj)
+    raise TypeError(f"expected a cyclone App or Workflow, got {type(obj).__name__}")
+
+
+def load_app(spec: str) -> App:
+    """Import ``MODULE:ATTR`` (ATTR an App or a Workflow; dotted paths allowed)."""
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not module_name or not attr:
+        raise ValueError(f"expected MODULE:ATTR, got {spec!r}")
+    obj: Any = importlib.import_module(module_name)
+    for part in attr.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise ValueError(f"module {module_name!r} has no attribute {attr!r}") from None
+    return as_app(obj)

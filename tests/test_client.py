@@ -1,0 +1,149 @@
+"""Client: one method per SQL function, typed rows, SQLSTATE -> exception."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import timedelta
+from uuid import uuid4
+
+import pytest
+
+from cyclone_py import errors
+from cyclone_py.client import Client
+from cyclone_py.workflow import Workflow
+
+
+@pytest.fixture
+def client(dsn: str) -> Iterator[Client]:
+    with Client(dsn) as c:
+        yield c
+
+
+def _linear() -> Workflow:
+    wf = Workflow("linear", max_attempts=3)
+
+    @wf.step()
+    def a(ctx: object) -> None:
+        return None
+
+    @wf.step(deps=["a"], timeout=30)
+    def b(ctx: object) -> None:
+        return None
+
+    return wf
+
+
+def test_submit_claim_complete_advances_the_dag(client: Client) -> None:
+    wf = _linear()
+    client.define_workflow(wf.name, wf.definition())
+    run_id = client.submit(wf, {"x": 1})
+    run = client.get_run(run_id)
+    assert (run.state, run.workflow, run.input, run.error_kind) == ("running", "linear", {"x": 1}, None)
+
+    [step] = client.claim("w1", ["a", "b"], 10, timedelta(seconds=30))
+    assert (step.node, step.attempt, step.max_attempts, step.input, step.deps) == ("a", 1, 3, {"x": 1}, {})
+    assert client.renew(step.step_id, "w1", step.lease_generation, 30.0) is True
+    assert client.renew(step.step_id, "w2", step.lease_generation, 30.0) is False
+    res = client.complete_many("w1", [step.step_id], [step.lease_generation], [{"ok": True}])
+    assert [(r.step_id, r.accepted) for r in res] == [(step.step_id, True)]
+
+    [b] = client.claim("w1", None, 10, 30.0)
+    assert (b.node, b.deps, b.timeout) == ("b", {"a": {"ok": True}}, timedelta(seconds=30))
+    # A stale generation is refused, the right one accepted.
+    assert client.complete(b.step_id, "w1", b.lease_generation - 1, 1) is False
+    assert client.complete(b.step_id, "w1", b.lease_generation, [1, 2]) is True
+    run = client.get_run(run_id)
+    assert run.state == "completed"
+    assert run.output == {"b": [1, 2]}
+    assert [s.state for s in client.steps(run_id)] == ["completed", "completed"]
+    assert [r.id for r in client.list_runs(workflow="linear")] == [run_id]
+    assert client.step_counts(run_id) == {"completed": 2}
+    assert client.get_run_row(run_id).state == "completed"
+
+
+def test_complete_many_with_null_outputs(client: Client) -> None:
+    wf = Workflow("pair")
+    wf.step(name="x", handler="h")(lambda ctx: None)
+    wf.step(name="y", handler="h")(wf.handlers["h"])
+    client.define_workflow(wf.name, wf.definition())
+    client.submit(wf)
+    steps = client.claim("w", ["h"], 5, 30)
+    assert len(steps) == 2
+    res = client.complete_many(
+        "w", [s.step_id for s in steps], [s.lease_generation for s in steps], [None, None], serialized=True
+    )
+    assert all(r.accepted for r in res)
+
+
+def test_fail_retry_in_and_permanent(client: Client) -> None:
+    wf = _linear()
+    client.define_workflow(wf.name, wf.definition())
+    run_id = client.submit(wf)
+    [s] = client.claim("w", None, 1, 30)
+    before = client.now()
+    assert client.fail(s.step_id, "w", s.lease_generation, "boom", "error", timedelta(minutes=7)) == "available"
+    row = client.steps(run_id)[0]
+    assert row.scheduled_at is not None
+    assert timedelta(minutes=7) <= row.scheduled_at - before < timedelta(minutes=7, seconds=5)
+    assert client.fail(s.step_id, "w", s.lease_generation, "late") is None
+    client.advance_time(timedelta(minutes=8))
+    [s2] = client.claim("w", None, 1, 30)
+    assert s2.attempt == 2
+    assert client.fail(s2.step_id, "w", s2.lease_generation, "bad input", "permanent") == "discarded"
+    run = client.get_run(run_id)
+    assert (run.state, run.error_kind, run.error) == ("failed", "permanent", "bad input")
+    [dlq] = client.dlq(error_kind="permanent")
+    assert (dlq.node, dlq.workflow) == ("a", "linear")
+    assert client.dlq(workflow="other") == []
+    client.retry(run_id, "a", additional_attempts=1, reason="fixed")
+    assert client.get_run(run_id).state == "running"
+
+
+def test_sqlstates_map_to_exceptions(client: Client) -> None:
+    with pytest.raises(errors.NotFound):
+        client.submit("no_such_workflow")
+    with pytest.raises(errors.NotFound):
+        client.get_run(uuid4())
+    with pytest.raises(errors.InvalidArgument):
+        client.define_workflow("bad", {"nodes": []})
+    with pytest.raises(errors.InvalidArgument):
+        client.get_run("not-a-uuid")
+    wf = _linear()
+    client.define_workflow(wf.name, wf.definition())
+    run_id = client.submit(wf)
+    with pytest.raises(errors.WrongState):
+        client.retry(run_id, "a")
+    with pytest.raises(errors.NotFound):
+        client.retry(run_id, "nope")
+
+
+def test_operator_actions_and_signal(client: Client) -> None:
+    wf = Workflow("gated")
+    wf.wait("approval", signal="approved")
+    client.define_workflow(wf.name, wf.definition())
+    r1, r2 = client.submit_many(wf, [{"n": 1}, {"n": 2}], deadline=timedelta(hours=1))
+    assert client.get_run(r1).deadline_at is not None
+    assert client.pause(r1) is True
+    assert client.pause(r1) is False
+    assert client.resume(r1) is True
+    assert client.signal(r1, "approved", {"by": "ann"}) is True
+    assert client.get_run(r1).state == "completed"
+    assert client.signal(r1, "approved") is False
+    assert client.cancel(r2, "test") is True
+    assert client.get_run(r2).state == "cancelled"
+    assert client.retry_all(r2) == 0
+
+
+def test_idempotency_key_and_tick(client: Client) -> None:
+    wf = _linear()
+    client.define_workflow(wf.name, wf.definition())
+    a = client.submit(wf, idempotency_key="k1")
+    assert client.submit(wf, idempotency_key="k1") == a
+    res = client.tick()
+    assert (res.reclaimed, res.discarded, res.discarded_steps) == (0, 0, [])
+    t0 = client.now()
+    t1 = client.advance_time(timedelta(hours=1))
+    assert t1 - t0 >= timedelta(hours=1)
+    client.reset_time()
+    assert client.now() < t1
+    assert timedelta(seconds=0.5) <= client.backoff(1) <= timedelta(seconds=1)

@@ -1,0 +1,55 @@
+"""The shipped examples: the order-fulfilment App under the harness, and the demo script."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from datetime import timedelta
+from pathlib import Path
+
+from cyclone_py import errors
+from cyclone_py.testing import Env
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "examples"))
+
+from orders import app  # noqa: E402
+
+
+def test_order_completes_after_a_retry_and_the_approval(dsn: str) -> None:
+    with Env(dsn, app) as env:
+        run_id = env.submit("order_fulfilment", {"order_id": 7, "amount": 10, "loyalty_account": True})
+        env.run_until_idle()
+        assert env.step(run_id, "charge").state == "available"  # the first charge failed
+        env.advance_time(timedelta(minutes=5))  # past any backoff
+        env.run_until_idle()
+        assert env.step(run_id, "approval").state == "waiting"
+        env.signal(run_id, "approved", {"by": "ops"})
+        run = env.run_until_complete(run_id)
+        assert run.state == "completed"
+        assert run.output["ship"] == {"order_id": 7, "approved_by": "ops", "invoice": "INV-7"}
+        assert run.output["points_email"] == {"sent_to": None}
+        assert env.step(run_id, "charge").attempt == 2
+
+
+def test_order_past_its_deadline_fails_with_deadline(dsn: str) -> None:
+    with Env(dsn, app) as env:
+        run_id = env.submit("order_fulfilment", {"order_id": 8, "amount": 1}, deadline=timedelta(hours=1))
+        env.run_until_idle()
+        env.advance_time(timedelta(hours=2))
+        run = env.run_until_complete(run_id)
+        assert (run.state, run.error_kind) == ("failed", "deadline")
+        assert any(isinstance(d, errors.DeadlineExceeded) for d in env.discards)
+
+
+def test_demo_script_runs_an_order_to_completion(dsn: str) -> None:
+    env = {**os.environ, "CYCLONE_DSN": dsn}
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "demo.py")],
+        env=env, capture_output=True, text=True, timeout=120, cwd=str(ROOT),
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "sent signal 'approved'" in proc.stdout
+    assert "order_fulfilment  completed" in proc.stdout
+    assert "points_email  task   cancelled" in proc.stdout

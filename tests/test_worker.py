@@ -1,0 +1,360 @@
+"""The worker in a thread: claims, heartbeats, cancellation, timeouts, results."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from datetime import timedelta
+from typing import Any
+
+import psycopg
+import pytest
+
+from cyclone_py import App, Permanent, Worker, Workflow, errors
+from cyclone_py.client import Client, StepRow
+from cyclone_py.workflow import StepContext
+
+FAST: dict[str, Any] = {"poll_interval": 0.1, "shutdown_grace": 5.0}
+
+
+def wait_for(pred: Callable[[], Any], timeout: float = 10.0, what: str = "condition") -> Any:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        value = pred()
+        if value:
+            return value
+        time.sleep(0.02)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+@pytest.fixture
+def client(dsn: str) -> Iterator[Client]:
+    with Client(dsn) as c:
+        yield c
+
+
+@pytest.fixture
+def workers() -> Iterator[list[Worker]]:
+    started: list[Worker] = []
+    yield started
+    for w in started:
+        w.stop(force=True, timeout=10)
+
+
+def start(workers: list[Worker], app: App | Workflow, dsn: str, **kw: Any) -> Worker:
+    opts = {**FAST, **kw}
+    w = Worker(app, dsn, **opts)
+    workers.append(w)
+    w.run_in_thread()
+    return w
+
+
+def step_of(client: Client, run_id: Any, node: str) -> StepRow:
+    return next(s for s in client.steps(run_id) if s.node == node)
+
+
+def terminal(client: Client, run_id: Any) -> Any:
+    run = client.get_run(run_id)
+    return run if run.terminal else None
+
+
+def test_runs_many_workflows_to_completion(dsn: str, client: Client, workers: list[Worker]) -> None:
+    wf = Workflow("chain")
+
+    @wf.step()
+    def a(ctx: StepContext) -> Any:
+        return ctx.input["n"]
+
+    @wf.step(deps=[a])
+    def b(ctx: StepContext) -> Any:
+        return ctx.deps["a"] * 2
+
+    start(workers, wf, dsn, concurrency=8)
+    ids = client.submit_many(wf, [{"n": i} for i in range(40)])
+    for i, run_id in enumerate(ids):
+        run = wait_for(lambda: terminal(client, run_id), what="run to finish")
+        assert (run.state, run.output) == ("completed", {"b": 2 * i})
+
+
+def test_heartbeat_keeps_a_long_handler_alive(dsn: str, client: Client, workers: list[Worker]) -> None:
+    wf = Workflow("long")
+
+    @wf.step()
+    def slow(ctx: StepContext) -> Any:
+        time.sleep(2.0)  # > 3 lease TTLs
+        return "done"
+
+    start(workers, wf, dsn, lease_ttl=0.6)
+    run_id = client.submit(wf)
+    run = wait_for(lambda: terminal(client, run_id), what="run to finish")
+    assert run.state == "completed"
+    s = step_of(client, run_id, "slow")
+    assert (s.attempt, s.reclaims, s.output) == (1, 0, "done")
+
+
+def test_lost_lease_cancels_the_handler_and_its_late_result_is_refused(
+    dsn: str, client: Client, workers: list[Worker]
+) -> None:
+    wf = Workflow("reclaimed")
+    first = threading.Event()
+    reasons: list[str | None] = []
+
+    @wf.step()
+    def job(ctx: StepContext) -> Any:
+        if not first.is_set():
+            first.set()
+            ctx.cancelled.wait(10)  # ignores the cancellation and returns anyway
+            reasons.append(ctx.cancel_reason)
+            return "late"
+        return "fresh"
+
+    start(workers, wf, dsn, lease_ttl=3.0, concurrency=2)
+    run_id = client.submit(wf)
+    wait_for(first.is_set, what="handler to start")
+    # Simulate a reclaim: the engine clock passes the lease, another client ticks.
+    client.advance_time(timedelta(minutes=1))
+    assert client.tick().reclaimed == 1
+    run = wait_for(lambda: terminal(client, run_id), what="run to finish")
+    wait_for(lambda: reasons, what="first handler to notice")
+    assert reasons == ["lease lost"]
+    assert run.output == {"job": "fresh"}
+    s = step_of(client, run_id, "job")
+    assert (s.attempt, s.reclaims) == (1, 1)
+
+
+def test_timeout_cancels_and_retries(dsn: str, client: Client, workers: list[Worker]) -> None:
+    wf = Workflow("timeouts")
+    reasons: list[str | None] = []
+
+    @wf.step(timeout=0.3, max_attempts=2)
+    def job(ctx: StepContext) -> Any:
+        if ctx.attempt == 1:
+            try:
+                ctx.sleep(10)
+            finally:
+                reasons.append(ctx.cancel_reason)
+        return ctx.attempt
+
+    start(workers, wf, dsn, backoff=lambda attempt: timedelta(0))
+    t0 = time.monotonic()
+    run_id = client.submit(wf)
+    run = wait_for(lambda: terminal(client, run_id), what="run to finish")
+    assert time.monotonic() - t0 < 5
+    assert reasons == ["timeout"]
+    assert (run.state, run.output) == ("completed", {"job": 2})
+
+
+def test_timeout_on_the_last_attempt_discards(dsn: str, client: Client, workers: list[Worker]) -> None:
+    wf = Workflow("timeout_once")
+
+    @wf.step(timeout=0.2, max_attempts=1)
+    def job(ctx: StepContext) -> Any:
+        ctx.sleep(10)
+
+    seen: list[errors.StepFailed] = []
+    start(workers, wf, dsn, on_error=seen.append)
+    run_id = client.submit(wf)
+    run = wait_for(lambda: terminal(client, run_id), what="run to finish")
+    assert (run.state, run.error_kind) == ("failed", "timeout")
+    wait_for(lambda: seen, what="error hook")
+    assert isinstance(seen[0], errors.StepTimedOut)
+    assert seen[0].run_id == run_id
+
+
+def test_permanent_discards_at_once_and_calls_the_hook(dsn: str, client: Client, workers: list[Worker]) -> None:
+    wf = Workflow("perm", max_attempts=5)
+
+    @wf.step()
+    def validate(ctx: StepContext) -> Any:
+        raise Permanent("missing email")
+
+    seen: list[errors.StepFailed] = []
+    start(workers, wf, dsn, on_error=seen.append)
+    run_id = client.submit(wf)
+    run = wait_for(lambda: terminal(client, run_id), what="run to finish")
+    assert (run.state, run.error_kind, run.error) == ("failed", "permanent", "missing email")
+    assert step_of(client, run_id, "validate").attempt == 1
+    wait_for(lambda: seen, what="error hook")
+    assert (seen[0].node, seen[0].error_kind, seen[0].step_id) == (
+        "validate", "permanent", step_of(client, run_id, "validate").id,
+    )
+
+
+def test_errors_carry_the_traceback_and_use_the_custom_backoff(
+    dsn: str, client: Client, workers: list[Worker]
+) -> None:
+    wf = Workflow("flaky")
+
+    @wf.step()
+    def job(ctx: StepContext) -> Any:
+        raise ValueError("upstream said no")
+
+    start(workers, wf, dsn, backoff=lambda attempt: timedelta(minutes=10 * attempt))
+    run_id = client.submit(wf)
+    s = wait_for(lambda: (r := step_of(client, run_id, "job")).error and r, what="first failure")
+    assert (s.state, s.attempt, s.error_kind) == ("available", 1, "error")
+    assert "Traceback" in s.error and "ValueError: upstream said no" in s.error
+    assert s.scheduled_at is not None and s.started_at is not None
+    delay = s.scheduled_at - s.started_at
+    assert timedelta(minutes=10) <= delay < timedelta(minutes=10, seconds=5)
+
+
+def test_bad_output_is_an_error_and_a_base_exception_a_panic(
+    dsn: str, client: Client, workers: list[Worker]
+) -> None:
+    odd = Workflow("odd", max_attempts=1)
+
+    @odd.step()
+    def unserialisable(ctx: StepContext) -> Any:
+        return object()
+
+    exits = Workflow("exits", max_attempts=1)
+
+    @exits.step()
+    def bail(ctx: StepContext) -> Any:
+        raise SystemExit(3)
+
+    start(workers, App(odd, exits), dsn)
+    r1, r2 = client.submit(odd), client.submit(exits)
+    run1 = wait_for(lambda: terminal(client, r1), what="run to finish")
+    run2 = wait_for(lambda: terminal(client, r2), what="run to finish")
+    assert (run1.state, run1.error_kind) == ("failed", "error")
+    assert run1.error is not None and "not JSON-serialisable" in run1.error
+    assert (run2.state, run2.error_kind) == ("failed", "panic")
+    assert run2.error is not None and "SystemExit" in run2.error
+
+
+def test_cancelling_a_run_cancels_its_handler_at_once(dsn: str, client: Client, workers: list[Worker]) -> None:
+    wf = Workflow("cancellable")
+    started = threading.Event()
+    reasons: list[str | None] = []
+
+    @wf.step()
+    def job(ctx: StepContext) -> Any:
+        started.set()
+        try:
+            ctx.sleep(30)
+        finally:
+            reasons.append(ctx.cancel_reason)
+
+    start(workers, wf, dsn, lease_ttl=30.0)
+    run_id = client.submit(wf)
+    wait_for(started.is_set, what="handler to start")
+    t0 = time.monotonic()
+    assert client.cancel(run_id, "operator")
+    wait_for(lambda: reasons, timeout=3, what="handler cancelled")
+    assert time.monotonic() - t0 < 2
+    assert reasons == ["run cancelled"]
+    assert client.get_run(run_id).state == "cancelled"
+
+
+def test_a_deadline_cancels_the_running_handler_at_once(dsn: str, client: Client, workers: list[Worker]) -> None:
+    wf = Workflow("deadlined")
+    started = threading.Event()
+    reasons: list[str | None] = []
+
+    @wf.step()
+    def job(ctx: StepContext) -> Any:
+        started.set()
+        try:
+            ctx.sleep(30)
+        finally:
+            reasons.append(ctx.cancel_reason)
+
+    start(workers, wf, dsn, lease_ttl=30.0, poll_interval=5.0)
+    run_id = client.submit(wf, deadline=timedelta(minutes=1))
+    wait_for(started.is_set, what="handler to start")
+    client.advance_time(timedelta(minutes=2))
+    assert client.tick().deadlines == 1  # another client's tick fails the run
+    wait_for(lambda: reasons, timeout=3, what="handler cancelled")
+    assert reasons == ["run cancelled"]
+    run = client.get_run(run_id)
+    assert (run.state, run.error_kind) == ("failed", "deadline")
+
+
+def test_worker_survives_lost_connections(
+    dsn: str, client: Client, conn: psycopg.Connection[Any], workers: list[Worker]
+) -> None:
+    wf = Workflow("resilient")
+
+    @wf.step()
+    def job(ctx: StepContext) -> Any:
+        return ctx.input["n"]
+
+    start(workers, wf, dsn, max_db_backoff=0.5)
+    first = client.submit(wf, {"n": 1})
+    wait_for(lambda: terminal(client, first), what="first run")
+    killed = conn.execute(
+        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+        "WHERE datname = current_database() AND application_name LIKE 'cyclone-%%' "
+        "AND application_name <> 'cyclone' AND pid <> pg_backend_pid()"
+    ).fetchone()
+    assert killed is not None and killed[0] >= 1
+    second = client.submit(wf, {"n": 2})
+    run = wait_for(lambda: terminal(client, second), what="second run")
+    assert run.output == {"job": 2}
+
+
+def test_stop_waits_for_in_flight_handlers(dsn: str, client: Client, workers: list[Worker]) -> None:
+    wf = Workflow("drain")
+    started = threading.Event()
+
+    @wf.step()
+    def job(ctx: StepContext) -> Any:
+        started.set()
+        time.sleep(0.5)
+        return "finished"
+
+    w = start(workers, wf, dsn, concurrency=1)
+    run_id = client.submit(wf)
+    wait_for(started.is_set, what="handler to start")
+    other = client.submit(wf)
+    w.stop(timeout=10)
+    assert client.get_run(run_id).state == "completed"
+    assert step_of(client, other, "job").state == "available"  # not claimed after stop
+
+
+def test_worker_needs_only_the_cyclone_worker_role(
+    dsn: str, client: Client, conn: psycopg.Connection[Any], workers: list[Worker]
+) -> None:
+    from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+    role = f"cyclone_test_worker_{time.monotonic_ns() % 10**9}"
+    conn.execute(f"CREATE ROLE {role} LOGIN IN ROLE cyclone_worker")
+    try:
+        params = conninfo_to_dict(dsn)
+        params["user"] = role
+        worker_dsn = make_conninfo(**{k: str(v) for k, v in params.items() if v is not None})
+        wf = Workflow("least_privilege")
+
+        @wf.step(max_attempts=2)
+        def job(ctx: StepContext) -> Any:
+            if ctx.attempt == 1:
+                raise RuntimeError("once")
+            return "ok"
+
+        w = start(workers, wf, worker_dsn, backoff=lambda attempt: timedelta(0))
+        run_id = client.submit(wf)
+        run = wait_for(lambda: terminal(client, run_id), what="run to finish")
+        assert (run.state, run.output) == ("completed", {"job": "ok"})
+        w.stop(timeout=10)
+    finally:
+        conn.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = %s", (role,)
+        )
+        conn.execute(f"DROP OWNED BY {role}")
+        conn.execute(f"DROP ROLE {role}")
+
+
+def test_a_bad_definition_stops_the_worker_at_start(dsn: str) -> None:
+    wf = Workflow("broken")
+    wf.step(name="a", deps=["missing"])(lambda ctx: None)
+    w = Worker(wf, dsn, **FAST)
+    t0 = time.monotonic()
+    with pytest.raises(RuntimeError, match="worker failed to start") as info:
+        w.run_in_thread()
+    assert isinstance(info.value.__cause__, errors.InvalidArgument)
+    assert time.monotonic() - t0 < 5
+    with pytest.raises(errors.InvalidArgument):
+        Worker(wf, dsn, **FAST).run(install_signals=False)
