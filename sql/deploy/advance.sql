@@ -254,36 +254,93 @@ BEGIN
 END
 $$;
 
--- Ends a live run whose steps are all terminal: completed, with an output that
--- maps each leaf node (no dependents) that completed to that node's output.
-CREATE OR REPLACE FUNCTION cyclone._finish_if_done(p_run_id uuid)
+-- Ends the live runs among p_run_ids whose steps are all terminal: completed,
+-- with an output that maps each leaf node (no dependents) that completed to
+-- that node's output; or failed when an uncontained dead letter remains (left
+-- behind by a partial operator retry). Set-based, for batches of completions.
+CREATE OR REPLACE FUNCTION cyclone._finish_runs(p_run_ids uuid[])
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = cyclone, pg_temp
 AS $$
+DECLARE
+    v_now timestamptz := cyclone.now();
+    v_run_id uuid;
+    v_children uuid[];
 BEGIN
-    IF EXISTS (SELECT 1 FROM cyclone_steps s
-                WHERE s.run_id = p_run_id AND s.state IN ('pending', 'available', 'running', 'waiting')) THEN
-        RETURN;
-    END IF;
-    -- A discard that was not contained failed the run already; one left behind by
-    -- a partial operator retry still fails it once the rest is done.
-    IF EXISTS (SELECT 1 FROM cyclone_steps s
-                WHERE s.run_id = p_run_id AND s.state = 'discarded' AND NOT s.contained) THEN
-        PERFORM cyclone._fail_run(p_run_id, 'run failed');
-        RETURN;
-    END IF;
-    UPDATE cyclone_runs r
-       SET state = 'completed', finished_at = cyclone.now(), paused_at = NULL,
-           output = (SELECT coalesce(jsonb_object_agg(s.node, s.output), '{}')
-                       FROM cyclone_steps s
-                      WHERE s.run_id = p_run_id AND s.state = 'completed'
-                        AND NOT EXISTS (SELECT 1 FROM cyclone_steps t
-                                         WHERE t.run_id = p_run_id AND s.node = ANY (t.deps)))
-     WHERE r.id = p_run_id AND r.state IN ('running', 'paused');
+    FOR v_run_id IN
+        SELECT r.id FROM cyclone_runs r
+         WHERE r.id = ANY (p_run_ids) AND r.state IN ('running', 'paused')
+           AND NOT EXISTS (SELECT 1 FROM cyclone_steps s
+                            WHERE s.run_id = r.id AND s.state IN ('pending', 'available', 'running', 'waiting'))
+           AND EXISTS (SELECT 1 FROM cyclone_steps s
+                        WHERE s.run_id = r.id AND s.state = 'discarded' AND NOT s.contained)
+         ORDER BY r.id
+    LOOP
+        PERFORM cyclone._fail_run(v_run_id, 'run failed');
+    END LOOP;
+
+    WITH done AS (
+        UPDATE cyclone_runs r
+           SET state = 'completed', finished_at = v_now, paused_at = NULL,
+               output = (SELECT coalesce(jsonb_object_agg(s.node, s.output), '{}')
+                           FROM cyclone_steps s
+                          WHERE s.run_id = r.id AND s.state = 'completed'
+                            AND NOT EXISTS (SELECT 1 FROM cyclone_steps t
+                                             WHERE t.run_id = r.id AND s.node = ANY (t.deps)))
+         WHERE r.id = ANY (p_run_ids) AND r.state IN ('running', 'paused')
+           AND NOT EXISTS (SELECT 1 FROM cyclone_steps s
+                            WHERE s.run_id = r.id
+                              AND (s.state IN ('pending', 'available', 'running', 'waiting')
+                                   OR (s.state = 'discarded' AND NOT s.contained)))
+        RETURNING r.id, r.parent_step_id
+    )
+    SELECT array_agg(d.id ORDER BY d.id) FILTER (WHERE d.parent_step_id IS NOT NULL) INTO v_children FROM done d;
+
+    FOREACH v_run_id IN ARRAY coalesce(v_children, '{}') LOOP
+        PERFORM cyclone._notify_parent(v_run_id);
+    END LOOP;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION cyclone._finish_if_done(p_run_id uuid)
+RETURNS void
+LANGUAGE sql
+SET search_path = cyclone, pg_temp
+AS $$
+    SELECT cyclone._finish_runs(ARRAY[p_run_id])
+$$;
+
+-- The DAG advance for a batch of runs (complete_many, submit_many): ready tasks
+-- of every run become available in one statement; a run that also has a ready
+-- wait or child node goes through _advance; then the finished runs end. The
+-- caller holds the run locks.
+CREATE OR REPLACE FUNCTION cyclone._advance_runs(p_run_ids uuid[])
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = cyclone, pg_temp
+AS $$
+DECLARE
+    v_run_id uuid;
+BEGIN
+    UPDATE cyclone_steps s
+       SET state = 'available', scheduled_at = cyclone.now()
+     WHERE s.run_id = ANY (p_run_ids) AND s.state = 'pending' AND s.kind = 'task'
+       AND NOT EXISTS (SELECT 1 FROM cyclone_steps d
+                        WHERE d.run_id = s.run_id AND d.node = ANY (s.deps) AND d.state <> 'completed');
     IF FOUND THEN
-        PERFORM cyclone._notify_parent(p_run_id);
+        PERFORM pg_notify('cyclone_wakeup', '');
     END IF;
+    FOR v_run_id IN
+        SELECT DISTINCT s.run_id FROM cyclone_steps s
+         WHERE s.run_id = ANY (p_run_ids) AND s.state = 'pending' AND s.kind <> 'task'
+           AND NOT EXISTS (SELECT 1 FROM cyclone_steps d
+                            WHERE d.run_id = s.run_id AND d.node = ANY (s.deps) AND d.state <> 'completed')
+         ORDER BY s.run_id
+    LOOP
+        PERFORM cyclone._advance(v_run_id);
+    END LOOP;
+    PERFORM cyclone._finish_runs(p_run_ids);
 END
 $$;
 
@@ -321,6 +378,27 @@ BEGIN
 END
 $$;
 
+-- Inserts the steps of new runs (one input per run): root tasks available at
+-- p_scheduled_at, everything else pending. The caller reaches root wait and
+-- child nodes.
+CREATE OR REPLACE FUNCTION cyclone._insert_steps(p_run_ids uuid[], p_inputs jsonb[], p_definition jsonb,
+                                                 p_scheduled_at timestamptz)
+RETURNS void
+LANGUAGE sql
+SET search_path = cyclone, pg_temp
+AS $$
+    INSERT INTO cyclone.cyclone_steps (run_id, node, handler, kind, state, deps, on_dep_failure, priority,
+                                       max_attempts, timeout, signal, child_workflow, max_wait, input, scheduled_at)
+    SELECT r.id, n.name, n.handler, n.kind,
+           CASE WHEN n.kind = 'task' AND cardinality(n.deps) = 0 THEN 'available' ELSE 'pending' END,
+           n.deps, n.on_dep_failure, n.priority, n.max_attempts, n.timeout, n.signal, n.workflow,
+           n.max_wait, r.input, p_scheduled_at
+      FROM unnest(p_run_ids, p_inputs) AS r(id, input)
+     CROSS JOIN jsonb_to_recordset(p_definition -> 'nodes') AS n(
+               name text, handler text, kind text, deps text[], on_dep_failure text, priority int,
+               max_attempts int, timeout interval, signal text, workflow text, max_wait interval)
+$$;
+
 -- Creates a run and its steps (root tasks available at p_run_at or now, the
 -- rest pending) and reaches root wait and child nodes. An idempotency key
 -- already used for the workflow returns that run and creates nothing.
@@ -354,15 +432,7 @@ BEGIN
         RETURN v_id;
     END IF;
 
-    INSERT INTO cyclone_steps (run_id, node, handler, kind, state, deps, on_dep_failure, priority,
-                               max_attempts, timeout, signal, child_workflow, max_wait, input, scheduled_at)
-    SELECT v_id, n.name, n.handler, n.kind,
-           CASE WHEN n.kind = 'task' AND cardinality(n.deps) = 0 THEN 'available' ELSE 'pending' END,
-           n.deps, n.on_dep_failure, n.priority, n.max_attempts, n.timeout, n.signal, n.workflow,
-           n.max_wait, p_input, coalesce(p_run_at, v_now)
-      FROM jsonb_to_recordset(v_definition -> 'nodes') AS n(
-               name text, handler text, kind text, deps text[], on_dep_failure text, priority int,
-               max_attempts int, timeout interval, signal text, workflow text, max_wait interval);
+    PERFORM cyclone._insert_steps(ARRAY[v_id], ARRAY[p_input], v_definition, coalesce(p_run_at, v_now));
 
     IF EXISTS (SELECT 1 FROM jsonb_array_elements(v_definition -> 'nodes') n
                 WHERE n ->> 'kind' <> 'task' AND jsonb_array_length(n -> 'deps') = 0) THEN

@@ -27,7 +27,7 @@ BEGIN
     PERFORM cyclone._lock_run(v_run_id);
     UPDATE cyclone_steps
        SET state = 'completed', output = p_output, finished_at = cyclone.now(),
-           lease_owner = NULL, lease_expiry = NULL
+           lease_owner = NULL, lease_expiry = NULL, error = NULL, error_kind = NULL
      WHERE id = p_step_id
        AND state = 'running'
        AND lease_owner = p_worker
@@ -35,7 +35,7 @@ BEGIN
     IF NOT FOUND THEN
         RETURN false;
     END IF;
-    PERFORM cyclone._advance(v_run_id);
+    PERFORM cyclone._advance_runs(ARRAY[v_run_id]);
     RETURN true;
 END
 $$;
@@ -56,6 +56,7 @@ AS $$
 DECLARE
     v_now timestamptz := cyclone.now();
     v_run_id uuid;
+    v_runs uuid[];
     v_done bigint[];
 BEGIN
     PERFORM cyclone._require_given('complete_many', p_worker IS NOT NULL AND p_step_ids IS NOT NULL
@@ -70,32 +71,37 @@ BEGIN
     PERFORM cyclone._require('complete_many',
         (SELECT count(DISTINCT u) = count(*) FROM unnest(p_step_ids) u), 'a step id is listed twice');
 
-    FOR v_run_id IN
-        SELECT DISTINCT s.run_id FROM cyclone_steps s WHERE s.id = ANY (p_step_ids) ORDER BY s.run_id
-    LOOP
-        PERFORM cyclone._lock_run(v_run_id);
-    END LOOP;
+    -- Lock order: the runs in run-id order (ancestors first for child runs).
+    SELECT array_agg(DISTINCT s.run_id ORDER BY s.run_id) INTO v_runs
+      FROM cyclone_steps s WHERE s.id = ANY (p_step_ids);
+    IF EXISTS (SELECT 1 FROM cyclone_runs r WHERE r.id = ANY (v_runs) AND r.parent_run_id IS NOT NULL) THEN
+        FOREACH v_run_id IN ARRAY v_runs LOOP
+            PERFORM cyclone._lock_run(v_run_id);
+        END LOOP;
+    ELSE
+        PERFORM 1 FROM cyclone_runs r WHERE r.id = ANY (v_runs) ORDER BY r.id FOR NO KEY UPDATE;
+    END IF;
 
     WITH given AS (
         SELECT u.id, u.gen, u.output FROM unnest(p_step_ids, p_lease_generations, p_outputs) AS u(id, gen, output)
     ), done AS (
         UPDATE cyclone_steps s
            SET state = 'completed', output = g.output, finished_at = v_now,
-               lease_owner = NULL, lease_expiry = NULL
+               lease_owner = NULL, lease_expiry = NULL, error = NULL, error_kind = NULL
           FROM given g
          WHERE s.id = g.id
            AND s.state = 'running'
            AND s.lease_owner = p_worker
            AND s.lease_generation = g.gen
-        RETURNING s.id
+        RETURNING s.id, s.run_id
     )
-    SELECT coalesce(array_agg(d.id), '{}') INTO v_done FROM done d;
+    SELECT coalesce(array_agg(d.id), '{}'), array_agg(DISTINCT d.run_id ORDER BY d.run_id)
+      INTO v_done, v_runs
+      FROM done d;
 
-    FOR v_run_id IN
-        SELECT DISTINCT s.run_id FROM cyclone_steps s WHERE s.id = ANY (v_done) ORDER BY s.run_id
-    LOOP
-        PERFORM cyclone._advance(v_run_id);
-    END LOOP;
+    IF v_runs IS NOT NULL THEN
+        PERFORM cyclone._advance_runs(v_runs);
+    END IF;
 
     RETURN QUERY
     SELECT u.id, u.id = ANY (v_done) FROM unnest(p_step_ids) WITH ORDINALITY AS u(id, ord) ORDER BY u.ord;

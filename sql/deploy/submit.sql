@@ -56,7 +56,9 @@ SECURITY DEFINER
 SET search_path = cyclone, pg_temp
 AS $$
 DECLARE
-    v_input jsonb;
+    v_now timestamptz := cyclone.now();
+    v_definition jsonb;
+    v_ids uuid[];
 BEGIN
     IF p_workflow IS NULL OR p_inputs IS NULL THEN
         RAISE EXCEPTION 'submit_many: p_workflow and p_inputs must not be NULL' USING ERRCODE = '22004';
@@ -64,10 +66,28 @@ BEGIN
     IF array_position(p_inputs, NULL) IS NOT NULL THEN
         RAISE EXCEPTION 'submit_many: input % is NULL', array_position(p_inputs, NULL) USING ERRCODE = '22004';
     END IF;
-    FOREACH v_input IN ARRAY p_inputs LOOP
-        PERFORM cyclone._check_payload('submit_many: an input', v_input);
-        RETURN NEXT cyclone._create_run(p_workflow, v_input, p_deadline, NULL, NULL, NULL, NULL);
-    END LOOP;
+    PERFORM cyclone._check_payload(format('submit_many: input %s', i.ord), i.input)
+       FROM unnest(p_inputs) WITH ORDINALITY AS i(input, ord);
+    SELECT w.definition INTO v_definition FROM cyclone_workflows w WHERE w.name = p_workflow;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'workflow "%" is not defined', p_workflow USING ERRCODE = 'P0002';
+    END IF;
+    IF cardinality(p_inputs) = 0 THEN
+        RETURN;
+    END IF;
+
+    -- Set-based: ids are made first so that they come back in input order.
+    v_ids := ARRAY(SELECT gen_random_uuid() FROM generate_series(1, cardinality(p_inputs)));
+    INSERT INTO cyclone_runs (id, workflow, input, created_at, started_at, deadline_at)
+    SELECT r.id, p_workflow, r.input, v_now, v_now, CASE WHEN p_deadline > interval '0' THEN v_now + p_deadline END
+      FROM unnest(v_ids, p_inputs) AS r(id, input);
+    PERFORM cyclone._insert_steps(v_ids, p_inputs, v_definition, v_now);
+    IF EXISTS (SELECT 1 FROM jsonb_array_elements(v_definition -> 'nodes') n
+                WHERE n ->> 'kind' <> 'task' AND jsonb_array_length(n -> 'deps') = 0) THEN
+        PERFORM cyclone._advance_runs(v_ids);
+    END IF;
+    PERFORM pg_notify('cyclone_wakeup', '');
+    RETURN QUERY SELECT unnest(v_ids);
 END
 $$;
 COMMENT ON FUNCTION cyclone.submit_many(text, jsonb[], interval) IS

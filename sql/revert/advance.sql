@@ -1,8 +1,11 @@
 -- Revert cyclone:advance
 BEGIN;
 DROP FUNCTION cyclone._create_run(text, jsonb, interval, text, timestamptz, uuid, bigint);
+DROP FUNCTION cyclone._insert_steps(uuid[], jsonb[], jsonb, timestamptz);
 DROP FUNCTION cyclone._notify_parent(uuid);
+DROP FUNCTION cyclone._advance_runs(uuid[]);
 DROP FUNCTION cyclone._finish_if_done(uuid);
+DROP FUNCTION cyclone._finish_runs(uuid[]);
 DROP FUNCTION cyclone._advance(uuid);
 DROP FUNCTION cyclone._on_discard(cyclone.cyclone_steps);
 DROP FUNCTION cyclone._discard_step(bigint, text, text);
