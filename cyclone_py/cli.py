@@ -1,22 +1,58 @@
 """The ``cyclone`` command line (click).
 
 Every command reads the target database from ``--dsn`` / ``CYCLONE_DSN`` /
-``DATABASE_URL``, else the checkout's embedded database. Bad input and
-failures exit 1 with a one-line message on stderr, never a traceback.
+``DATABASE_URL``, else the checkout's embedded database; options also read
+the ``CYCLONE_*`` variables shown in ``--help`` (docs/cli.md lists them).
+Listings print aligned tables, or JSON with ``--json``.
+
+Exit codes: 0 success; 1 bad input, a refused action or a failure, with one
+line on stderr and never a traceback; 2 a click usage error (a missing
+argument, an unknown option). ``submit --wait`` exits 0 only when the run
+completed.
+
+This module parses, formats and prints: every database call goes through
+:class:`cyclone_py.client.Client`, and every rule lives in SQL.
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
+import json
+import logging
+import math
 import os
+import re
 import sys
-from typing import Any, NoReturn
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any, NoReturn, TypeVar
+from uuid import UUID
 
 import click
 import psycopg
 
-from cyclone_py import db
+from cyclone_py import db, errors
+from cyclone_py.client import Client, Run, RunRow, StepRow
 
 CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
+
+RUN_STATES = ("running", "paused", "completed", "failed", "cancelled")
+TERMINAL_STEP_STATES = ("completed", "discarded", "cancelled")
+# Error kinds a discarded step can carry (``cancelled`` steps are not dead letters).
+DLQ_REASONS = ("error", "panic", "timeout", "permanent", "reclaim_limit", "deadline", "max_wait", "child_failed")
+LOG_LEVELS = ("debug", "info", "warning", "error")
+
+CONNECT_TIMEOUT = 10  # seconds: libpq's connect_timeout for every command
+WAIT_POLL = 0.25  # seconds between two looks at a run under ``submit --wait``
+ERROR_WIDTH = 60  # characters of an error shown in a table cell
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+# -- errors -------------------------------------------------------------------
 
 
 def fail(message: str) -> NoReturn:
@@ -25,14 +61,47 @@ def fail(message: str) -> NoReturn:
     sys.exit(1)
 
 
+_ERROR_LABELS: tuple[tuple[type[errors.CycloneError], str], ...] = (
+    (errors.NotFound, "not found"),  # P0002
+    (errors.WrongState, "wrong state"),  # 55000
+    (errors.InvalidArgument, "invalid argument"),  # 22023, 22004, 22P02, ...
+    (errors.PermissionDenied, "permission denied"),  # 42501
+    (errors.DatabaseUnavailable, "database unavailable"),
+)
+# An undefined schema, function or table: the engine is not deployed there.
+_NOT_DEPLOYED = ("3F000", "42883", "42P01")
+
+
+def describe(exc: errors.CycloneError) -> str:
+    """The one-line message for an engine error: its class, then the SQL message."""
+    if exc.sqlstate in _NOT_DEPLOYED:
+        return f"the cyclone schema is not deployed in this database (run: cyclone migrate): {exc.message}"
+    for cls, label in _ERROR_LABELS:
+        if isinstance(exc, cls):
+            return exc.message if label in exc.message.lower() else f"{label}: {exc.message}"
+    return exc.message + (f" [{exc.sqlstate}]" if exc.sqlstate else "")
+
+
 class CycloneGroup(click.Group):
-    """A click group that turns every expected error into one line on stderr."""
+    """A click group that turns every expected error into one line on stderr.
+
+    A bad option or argument value (a malformed run id, JSON or duration, an
+    unknown choice) is bad input: exit 1 with one line. A missing argument or
+    an unknown option stays a click usage error (exit 2, with the usage).
+    """
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except click.BadParameter as exc:
+            if isinstance(exc, click.MissingParameter):
+                raise
+            message = exc.format_message()
+            fail(message[:1].lower() + message[1:])
         except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
             raise
+        except errors.CycloneError as exc:
+            fail(describe(exc))
         except db.EmbeddedDBError as exc:
             fail(str(exc))
         except psycopg.Error as exc:
@@ -42,6 +111,40 @@ class CycloneGroup(click.Group):
             fail(str(exc))
         except KeyboardInterrupt:
             fail("interrupted")
+        except Exception as exc:
+            if os.environ.get("CYCLONE_DEBUG"):
+                raise
+            fail(f"unexpected error: {type(exc).__name__}: {exc} (CYCLONE_DEBUG=1 shows the traceback)")
+
+
+# -- the database -------------------------------------------------------------
+
+
+def check_reachable(dsn: str) -> None:
+    """Connect once, so that an unreachable database is reported at once and with
+    libpq's reason (a pool would retry in the background, then time out)."""
+    try:
+        with psycopg.connect(dsn, connect_timeout=CONNECT_TIMEOUT, autocommit=True):
+            pass
+    except psycopg.ProgrammingError as exc:  # a malformed conninfo string or URL
+        raise errors.InvalidArgument(f"bad DSN: {exc}") from None
+    except psycopg.Error as exc:
+        raise errors.DatabaseUnavailable(str(exc)) from None
+
+
+@contextlib.contextmanager
+def open_client(dsn: str) -> Iterator[Client]:
+    """A small :class:`Client` for one command; the pool's own retry warnings are
+    silenced (the command reports the failure itself, in one line)."""
+    check_reachable(dsn)
+    pool_logger = logging.getLogger("psycopg.pool")
+    level = pool_logger.level
+    pool_logger.setLevel(logging.CRITICAL)
+    try:
+        with Client(dsn, min_size=1, max_size=2, timeout=CONNECT_TIMEOUT, application_name="cyclone-cli") as client:
+            yield client
+    finally:
+        pool_logger.setLevel(level)
 
 
 class Settings:
@@ -54,8 +157,222 @@ class Settings:
         """The resolved DSN; the embedded database is started if it is the target."""
         return db.resolve_dsn(self._dsn, start=start)
 
+    def client(self) -> Client:
+        """A client for the running command, closed when the command ends."""
+        return click.get_current_context().with_resource(open_client(self.dsn()))
+
 
 pass_settings = click.make_pass_decorator(Settings)
+
+
+# -- parameter types ------------------------------------------------------------
+
+_DURATION = re.compile(r"(?:\d+(?:\.\d+)?(?:ms|s|m|h|d))+")
+_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d)")
+_UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+
+
+def parse_duration(text: str, *, bare_seconds: bool = False) -> timedelta:
+    """``30s``, ``5m``, ``1h30m``, ``1.5h``, ``500ms``, ``2d`` (and ``2.5``, seconds,
+    when ``bare_seconds``) -> timedelta. Raises ValueError."""
+    value = text.strip().lower()
+    hint = "e.g. 30s, 5m, 1h30m" + (", or plain seconds" if bare_seconds else "")
+    if bare_seconds:
+        try:
+            seconds = float(value)
+        except ValueError:
+            pass
+        else:
+            if not math.isfinite(seconds) or seconds < 0:
+                raise ValueError(f"{text!r} is not a duration ({hint})")
+            return timedelta(seconds=seconds)
+    if not _DURATION.fullmatch(value):
+        raise ValueError(f"{text!r} is not a duration ({hint})")
+    seconds = sum(float(n) * _UNIT_SECONDS[unit] for n, unit in _DURATION_PART.findall(value))
+    try:
+        return timedelta(seconds=seconds)
+    except OverflowError:
+        raise ValueError(f"{text!r} is too long a duration") from None
+
+
+class Duration(click.ParamType):  # type: ignore[type-arg]  # generic from click 8.5 on
+    """A duration option: ``30s``, ``5m``, ``1h30m`` (plain seconds too when ``bare_seconds``)."""
+
+    name = "duration"
+
+    def __init__(self, *, bare_seconds: bool = False, positive: bool = False) -> None:
+        self.bare_seconds = bare_seconds
+        self.positive = positive
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> timedelta:
+        if isinstance(value, timedelta):
+            return value
+        try:
+            result = parse_duration(str(value), bare_seconds=self.bare_seconds)
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+        if self.positive and result <= timedelta(0):
+            self.fail(f"{value!r} must be more than zero", param, ctx)
+        return result
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+class JsonValue(click.ParamType):  # type: ignore[type-arg]  # generic from click 8.5 on
+    """A JSON document given inline, as ``@FILE``, or as ``@-`` (standard input)."""
+
+    name = "json"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if not isinstance(value, str):
+            return value
+        text = value
+        if value.startswith("@"):
+            path = value[1:]
+            try:
+                text = sys.stdin.read() if path == "-" else Path(path).read_text()
+            except (OSError, UnicodeDecodeError) as exc:
+                reason = getattr(exc, "strerror", None) or str(exc)
+                self.fail(f"cannot read {path!r}: {reason}", param, ctx)
+        try:
+            return json.loads(text, parse_constant=_reject_constant)
+        except ValueError as exc:
+            self.fail(f"not valid JSON: {exc}", param, ctx)
+
+
+class RunIdType(click.ParamType):  # type: ignore[type-arg]  # generic from click 8.5 on
+    """A run id (a UUID)."""
+
+    name = "run_id"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> UUID:
+        if isinstance(value, UUID):
+            return value
+        try:
+            return UUID(str(value).strip())
+        except ValueError:
+            self.fail(f"{value!r} is not a run id (a UUID)", param, ctx)
+
+
+RUN_ID = RunIdType()
+JSON = JsonValue()
+
+
+def json_option(fn: F) -> F:
+    """``--json``: the command's data as JSON, for scripts."""
+    return click.option(
+        "--json", "as_json", is_flag=True, envvar="CYCLONE_JSON", show_envvar=True,
+        help="Print JSON instead of text.",
+    )(fn)
+
+
+# -- output ---------------------------------------------------------------------
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, UUID):
+        return str(value)
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, timedelta):
+        return value.total_seconds()
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
+def echo_json(data: Any) -> None:
+    click.echo(json.dumps(data, default=_json_default, indent=2))
+
+
+def as_dict(row: Any) -> dict[str, Any]:
+    return dataclasses.asdict(row)
+
+
+def fmt_time(value: datetime | None) -> str:
+    """A timestamp in UTC, to the second: ``2025-01-31 12:00:05Z``."""
+    if value is None:
+        return "-"
+    return value.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%SZ")
+
+
+def fmt_duration(value: timedelta | None) -> str:
+    """``0.42s``, ``12s``, ``4m05s``, ``2h10m``, ``3d04h``."""
+    if value is None:
+        return "-"
+    seconds = max(value.total_seconds(), 0.0)
+    if seconds < 10:
+        return f"{seconds:.2f}s"
+    if seconds < 60:
+        return f"{seconds:.0f}s"
+    minutes, secs = divmod(int(seconds), 60)
+    if minutes < 60:
+        return f"{minutes}m{secs:02d}s"
+    hours, minutes = divmod(minutes, 60)
+    if hours < 24:
+        return f"{hours}h{minutes:02d}m"
+    days, hours = divmod(hours, 24)
+    return f"{days}d{hours:02d}h"
+
+
+def short_error(text: str | None, width: int = ERROR_WIDTH) -> str:
+    """The telling line of an error (a traceback's last line), cut to ``width``."""
+    if not text:
+        return "-"
+    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+    line = lines[-1] if lines and lines[0].startswith("Traceback") else (lines[0] if lines else "")
+    return line if len(line) <= width else line[: width - 3] + "..."
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, datetime):
+        return fmt_time(value)
+    if isinstance(value, timedelta):
+        return fmt_duration(value)
+    return str(value)
+
+
+def echo_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], *, empty: str) -> None:
+    """Aligned columns under upper-case headers; ``empty`` (on stderr) when no rows."""
+    if not rows:
+        click.echo(empty, err=True)
+        return
+    cells = [[_cell(v) for v in row] for row in rows]
+    widths = [max(len(h), *(len(r[i]) for r in cells)) for i, h in enumerate(headers)]
+
+    def line(values: Sequence[str]) -> str:
+        return "  ".join(v.ljust(w) for v, w in zip(values, widths, strict=True)).rstrip()
+
+    click.echo(line([h.upper() for h in headers]))
+    for r in cells:
+        click.echo(line(r))
+
+
+def echo_fields(fields: Sequence[tuple[str, Any]]) -> None:
+    """``label  value`` lines; a multi-line value continues under its first line."""
+    width = max(len(label) for label, _ in fields)
+    for label, value in fields:
+        lines = _cell(value).splitlines() or [""]
+        click.echo(f"{label.ljust(width)}  {lines[0]}".rstrip())
+        for more in lines[1:]:
+            click.echo(f"{' ' * width}  {more}".rstrip())
+
+
+def fmt_counts(counts: Mapping[str, int]) -> str:
+    """``5 steps: 3 completed, 1 running, 1 pending``."""
+    total = sum(counts.values())
+    order = ("completed", "running", "available", "waiting", "pending", "discarded", "cancelled")
+    parts = [f"{counts[s]} {s}" for s in sorted(counts, key=lambda s: (order.index(s) if s in order else 99, s))]
+    return f"{total} step{'' if total == 1 else 's'}" + (f": {', '.join(parts)}" if parts else "")
+
+
+def attempts(step: StepRow) -> str:
+    return f"{step.attempt}/{step.max_attempts}"
+
+
+# -- the group ------------------------------------------------------------------
 
 
 @click.group(cls=CycloneGroup, context_settings=CONTEXT_SETTINGS)
@@ -75,7 +392,7 @@ def main(ctx: click.Context, dsn: str | None) -> None:
 # -- dev-db -------------------------------------------------------------------
 
 
-@main.group("dev-db")
+@main.group("dev-db", short_help="Manage the embedded PostgreSQL 15.")
 def dev_db() -> None:
     """Manage this checkout's embedded PostgreSQL 15 (unix socket only)."""
 
@@ -136,9 +453,9 @@ def dev_db_destroy() -> None:
 # -- migrate ------------------------------------------------------------------
 
 
-@main.command("migrate")
+@main.command("migrate", short_help="Deploy the schema with sqitch.")
 @click.option("--revert", "revert", is_flag=True, help="Revert every change (sqitch revert -y) instead of deploying.")
-@click.option("--verify", "verify", is_flag=True, help="Run sqitch verify after the deploy (or alone with --revert unset).")
+@click.option("--verify", "verify", is_flag=True, help="Run sqitch verify after the deploy.")
 @pass_settings
 def migrate(settings: Settings, revert: bool, verify: bool) -> None:
     """Deploy the schema with sqitch (from the checkout's sqitch.plan)."""
@@ -149,6 +466,471 @@ def migrate(settings: Settings, revert: bool, verify: bool) -> None:
     db.sqitch(["deploy"], dsn)
     if verify:
         db.sqitch(["verify"], dsn)
+
+
+# -- worker -------------------------------------------------------------------
+
+
+def import_app(spec: str) -> Any:
+    """Import ``MODULE:ATTR`` with the working directory on ``sys.path``."""
+    from cyclone_py.workflow import load_app
+
+    cwd = os.getcwd()
+    if cwd not in sys.path:
+        sys.path.insert(0, cwd)
+    try:
+        return load_app(spec)
+    except (ValueError, TypeError) as exc:
+        fail(f"--app {spec}: {exc}")
+    except Exception as exc:  # ImportError, or an error in the app's own module
+        fail(f"cannot import --app {spec}: {type(exc).__name__}: {exc}")
+
+
+@main.command("worker")
+@click.option("--app", "app_spec", required=True, envvar="CYCLONE_APP", show_envvar=True, metavar="MODULE:ATTR",
+              help="The App (or Workflow) to serve, imported with the working directory on sys.path.")
+@click.option("--concurrency", type=click.IntRange(min=1), default=10, show_default=True,
+              envvar="CYCLONE_CONCURRENCY", show_envvar=True, help="Handlers run at once.")
+@click.option("--lease-ttl", type=Duration(bare_seconds=True, positive=True), default="30s", show_default=True,
+              envvar="CYCLONE_LEASE_TTL", show_envvar=True, metavar="DURATION",
+              help="Lease of a claimed step, renewed every ttl/3 while its handler runs.")
+@click.option("--poll-interval", type=Duration(bare_seconds=True, positive=True), default="1s", show_default=True,
+              envvar="CYCLONE_POLL_INTERVAL", show_envvar=True, metavar="DURATION",
+              help="How often to look for due steps and call tick() without a wake-up.")
+@click.option("--max-reclaims", type=click.IntRange(min=0), default=0, show_default=True,
+              envvar="CYCLONE_MAX_RECLAIMS", show_envvar=True,
+              help="Discard a step whose lease expired this many times (0 = unbounded).")
+@click.option("--shutdown-grace", type=Duration(bare_seconds=True), default="30s", show_default=True,
+              envvar="CYCLONE_SHUTDOWN_GRACE", show_envvar=True, metavar="DURATION",
+              help="After SIGTERM, how long in-flight handlers may finish.")
+@click.option("--name", default=None, envvar="CYCLONE_WORKER_NAME", show_envvar=True,
+              help="Lease owner name. Default: host:pid:random.")
+@click.option("--log-level", type=click.Choice(LOG_LEVELS, case_sensitive=False), default="info",
+              show_default=True, envvar="CYCLONE_LOG_LEVEL", show_envvar=True)
+@pass_settings
+def worker(
+    settings: Settings,
+    app_spec: str,
+    concurrency: int,
+    lease_ttl: timedelta,
+    poll_interval: timedelta,
+    max_reclaims: int,
+    shutdown_grace: timedelta,
+    name: str | None,
+    log_level: str,
+) -> None:
+    """Run a worker for an app's workflows.
+
+    Claims and runs the steps of the App's (or Workflow's) handlers until
+    stopped.
+
+    The first SIGTERM (or Ctrl-C) stops claiming and lets in-flight handlers
+    finish within --shutdown-grace; a second one exits at once.
+    """
+    from cyclone_py.worker import KeyValueFormatter, Worker
+
+    handler = logging.StreamHandler()
+    handler.setFormatter(KeyValueFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=log_level.upper(), handlers=[handler])
+    app = import_app(app_spec)
+    dsn = settings.dsn()
+    check_reachable(dsn)
+    Worker(
+        app,
+        dsn,
+        concurrency=concurrency,
+        lease_ttl=lease_ttl.total_seconds(),
+        poll_interval=poll_interval.total_seconds(),
+        max_reclaims=max_reclaims,
+        shutdown_grace=shutdown_grace.total_seconds(),
+        name=name,
+    ).run()
+
+
+# -- submit and wait ----------------------------------------------------------
+
+
+def stderr_is_tty() -> bool:
+    """The progress bar is drawn only for a person watching a terminal."""
+    return sys.stderr.isatty()
+
+
+def wait_for_run(client: Client, run_id: UUID, timeout: timedelta | None, *, progress: bool) -> Run:
+    """Poll until the run is terminal, drawing steps done/total on stderr; returns
+    the run as last seen (not terminal when ``timeout`` passed first)."""
+    give_up = None if timeout is None else time.monotonic() + timeout.total_seconds()
+    total = sum(client.step_counts(run_id).values())
+    bar = click.progressbar(
+        length=max(total, 1), label=f"run {run_id}", file=sys.stderr, hidden=not progress,
+        show_eta=False, show_percent=False, show_pos=True, item_show_func=lambda state: state,
+    )
+    with bar:
+        while True:
+            run = client.get_run(run_id)
+            counts = client.step_counts(run_id)
+            # A retry can reopen steps, so the position is set, not advanced.
+            bar.pos = sum(n for state, n in counts.items() if state in TERMINAL_STEP_STATES)
+            bar.current_item = run.state
+            bar.render_progress()
+            if run.terminal or (give_up is not None and time.monotonic() >= give_up):
+                return run
+            time.sleep(WAIT_POLL)
+
+
+@main.command("submit")
+@click.argument("workflow")
+@click.option("--input", "input_", type=JSON, metavar="JSON|@FILE",
+              help="The run input: inline JSON, @FILE, or @- for stdin. Default: {}.")
+@click.option("--deadline", type=Duration(), metavar="DURATION",
+              help="Fail the run if it is not done this long after submit (30s, 5m, 1h30m).")
+@click.option("--key", default=None, metavar="KEY",
+              help="Idempotency key: a key already used for this workflow returns that run.")
+@click.option("--wait", is_flag=True, help="Show progress until the run ends; exit 0 only if it completed.")
+@click.option("--timeout", type=Duration(positive=True), metavar="DURATION",
+              help="With --wait: stop waiting after this long (exit 1; the run goes on).")
+@json_option
+@pass_settings
+def submit(
+    settings: Settings,
+    workflow: str,
+    input_: Any,
+    deadline: timedelta | None,
+    key: str | None,
+    wait: bool,
+    timeout: timedelta | None,
+    as_json: bool,
+) -> None:
+    """Start a run of WORKFLOW and print its id."""
+    if timeout is not None and not wait:
+        raise click.UsageError("--timeout only applies with --wait")
+    client = settings.client()
+    run_id = client.submit(workflow, input_, deadline=deadline, idempotency_key=key)
+    if not wait:
+        if as_json:
+            echo_json({"run_id": run_id})
+        else:
+            click.echo(run_id)
+        return
+    if not as_json:
+        click.echo(run_id)
+    try:
+        run = wait_for_run(client, run_id, timeout, progress=not as_json and stderr_is_tty())
+    except KeyboardInterrupt:
+        fail(f"stopped waiting; run {run_id} goes on (see: cyclone run {run_id})")
+    if not run.terminal:
+        fail(f"run {run_id} is still {run.state} after {fmt_duration(timeout)}; "
+             f"it goes on (see: cyclone run {run_id})")
+    show_run(client, run_id, as_json=as_json)
+    sys.exit(0 if run.state == "completed" else 1)
+
+
+# -- reading runs ---------------------------------------------------------------
+
+
+def run_document(client: Client, run_id: UUID) -> dict[str, Any]:
+    """``get_run`` with the view's timing columns and the step counts."""
+    run = client.get_run(run_id)
+    row = client.get_run_row(run_id)
+    end = run.finished_at or client.now()
+    return {
+        "id": run.id,
+        "workflow": run.workflow,
+        "state": run.state,
+        "error_kind": run.error_kind,
+        "error": run.error,
+        "created_at": run.created_at,
+        "started_at": row.started_at,
+        "finished_at": run.finished_at,
+        "duration_seconds": (end - run.created_at).total_seconds(),
+        "deadline_at": run.deadline_at,
+        "paused_at": row.paused_at,
+        "parent_run_id": row.parent_run_id,
+        "steps": client.step_counts(run_id),
+        "input": run.input,
+        "output": run.output,
+    }
+
+
+def show_run(client: Client, run_id: UUID, *, as_json: bool) -> None:
+    doc = run_document(client, run_id)
+    if as_json:
+        echo_json(doc)
+        return
+    took = timedelta(seconds=doc["duration_seconds"])
+    fields: list[tuple[str, Any]] = [
+        ("run", doc["id"]),
+        ("workflow", doc["workflow"]),
+        ("state", doc["state"]),
+        ("error kind", doc["error_kind"]),
+        ("error", doc["error"]),
+        ("created", doc["created_at"]),
+        ("started", doc["started_at"]),
+        ("finished", doc["finished_at"]),
+        ("duration" if doc["finished_at"] else "running for", took),
+        ("deadline", doc["deadline_at"]),
+    ]
+    if doc["paused_at"] is not None:
+        fields.append(("paused", doc["paused_at"]))
+    if doc["parent_run_id"] is not None:
+        fields.append(("parent run", doc["parent_run_id"]))
+    fields.append(("steps", fmt_counts(doc["steps"])))
+    if doc["output"] is not None:
+        fields.append(("output", json.dumps(doc["output"], sort_keys=True)))
+    echo_fields(fields)
+
+
+@main.command("runs")
+@click.option("--state", type=click.Choice(RUN_STATES), help="Only runs in this state.")
+@click.option("--workflow", metavar="NAME", help="Only runs of this workflow.")
+@click.option("--limit", type=click.IntRange(min=1), default=50, show_default=True, help="At most this many.")
+@json_option
+@pass_settings
+def runs(settings: Settings, state: str | None, workflow: str | None, limit: int, as_json: bool) -> None:
+    """List runs, newest first."""
+    client = settings.client()
+    rows = client.list_runs(workflow=workflow, state=state, limit=limit)
+    if as_json:
+        echo_json([as_dict(r) for r in rows])
+        return
+    now = client.now()
+
+    def took(r: RunRow) -> timedelta:
+        return (r.finished_at or now) - r.created_at
+
+    echo_table(
+        ["run", "workflow", "state", "created", "duration"],
+        [(r.id, r.workflow, r.state, r.created_at, took(r)) for r in rows],
+        empty="no runs",
+    )
+
+
+@main.command("run")
+@click.argument("run_id", type=RUN_ID)
+@json_option
+@pass_settings
+def run(settings: Settings, run_id: UUID, as_json: bool) -> None:
+    """Show a run: state, error, timing.
+
+    The error kind and error are those of the discard that failed the run.
+    """
+    show_run(settings.client(), run_id, as_json=as_json)
+
+
+@main.command("steps")
+@click.argument("run_id", type=RUN_ID)
+@json_option
+@pass_settings
+def steps(settings: Settings, run_id: UUID, as_json: bool) -> None:
+    """Show every step of a run, errors in full."""
+    client = settings.client()
+    run_row = client.get_run_row(run_id)  # NotFound for an unknown run
+    rows = client.steps(run_id)
+    if as_json:
+        echo_json([as_dict(r) for r in rows])
+        return
+    click.echo(f"run {run_row.id}  {run_row.workflow}  {run_row.state}")
+    click.echo()
+    headers = ["node", "kind", "state", "attempt", "reclaims", "error kind", "started", "completed"]
+    with_child = any(r.child_run_id is not None for r in rows)
+    echo_table(
+        headers + (["child run"] if with_child else []),
+        [
+            (r.node, r.kind, r.state, attempts(r), r.reclaims, r.error_kind, r.started_at, r.completed_at)
+            + ((r.child_run_id,) if with_child else ())
+            for r in rows
+        ],
+        empty="no steps",
+    )
+    for r in rows:
+        if r.error:
+            click.echo()
+            click.echo(f"{r.node}: {r.state}, {r.error_kind or 'error'}, attempt {attempts(r)}")
+            for line in r.error.rstrip().splitlines():
+                click.echo(f"    {line}".rstrip())
+
+
+@main.command("workflows")
+@json_option
+@pass_settings
+def workflows(settings: Settings, as_json: bool) -> None:
+    """List the registered workflow definitions."""
+    defs = settings.client().workflows()
+    if as_json:
+        echo_json([{"name": name, "definition": d} for name, d in defs.items()])
+        return
+
+    def node(n: Mapping[str, Any]) -> str:
+        kind = n.get("kind", "task")
+        if kind == "wait":
+            return f"{n['name']}[wait:{n.get('signal', n['name'])}]"
+        if kind == "child":
+            return f"{n['name']}[child:{n.get('workflow')}]"
+        return str(n["name"])
+
+    echo_table(
+        ["workflow", "nodes", "graph"],
+        [(name, len(d.get("nodes", [])), ", ".join(node(n) for n in d.get("nodes", []))) for name, d in defs.items()],
+        empty="no workflows",
+    )
+
+
+# -- the dead-letter queue -----------------------------------------------------
+
+
+@main.group("dlq")
+def dlq() -> None:
+    """The dead-letter queue: discarded steps."""
+
+
+@dlq.command("list")
+@click.option("--reason", type=click.Choice(DLQ_REASONS), help="Only steps discarded with this error kind.")
+@click.option("--workflow", metavar="NAME", help="Only steps of runs of this workflow.")
+@click.option("--limit", type=click.IntRange(min=1), default=100, show_default=True, help="At most this many.")
+@json_option
+@pass_settings
+def dlq_list(settings: Settings, reason: str | None, workflow: str | None, limit: int, as_json: bool) -> None:
+    """List discarded steps, newest first (retry them with `cyclone retry`)."""
+    rows = settings.client().dlq(error_kind=reason, workflow=workflow, limit=limit)
+    if as_json:
+        echo_json([as_dict(r) for r in rows])
+        return
+    echo_table(
+        ["run", "workflow", "node", "reason", "attempt", "discarded", "error"],
+        [(r.run_id, r.workflow, r.node, r.error_kind, attempts(r), r.completed_at, short_error(r.error))
+         for r in rows],
+        empty="no discarded steps",
+    )
+
+
+# -- operator actions -------------------------------------------------------------
+
+
+@main.command("retry")
+@click.argument("run_id", type=RUN_ID)
+@click.argument("node", required=False)
+@click.option("--additional-attempts", type=click.IntRange(min=0), default=None,
+              help="With NODE: allow this many more attempts than it has used.")
+@click.option("--reason", metavar="TEXT", help="Why (recorded in cyclone_audit).")
+@pass_settings
+def retry(settings: Settings, run_id: UUID, node: str | None, additional_attempts: int | None,
+          reason: str | None) -> None:
+    """Reopen a discarded step, or every one of a run.
+
+    With NODE, reopen that discarded step; without, every discarded step of
+    the run. A failed run goes back to running.
+    """
+    if node is None and additional_attempts is not None:
+        raise click.UsageError("--additional-attempts needs a NODE")
+    client = settings.client()
+    if node is not None:
+        client.retry(run_id, node, additional_attempts or 0, reason)
+        click.echo(f"step {node!r} of run {run_id} reopened")
+        return
+    count = client.retry_all(run_id, reason)
+    if count == 0:
+        fail(f"run {run_id} has no discarded step to retry")
+    click.echo(f"{count} discarded step{'' if count == 1 else 's'} of run {run_id} reopened")
+
+
+def _refused(client: Client, run_id: UUID, verb: str) -> NoReturn:
+    fail(f"cannot {verb} run {run_id}: it is {client.get_run(run_id).state}")
+
+
+@main.command("cancel")
+@click.argument("run_id", type=RUN_ID)
+@click.option("--reason", metavar="TEXT", help="Why (recorded in cyclone_audit).")
+@pass_settings
+def cancel(settings: Settings, run_id: UUID, reason: str | None) -> None:
+    """Cancel a running or paused run.
+
+    Its live steps and its child runs are cancelled too, and running handlers
+    are told at once. The reason is recorded in cyclone_audit.
+    """
+    client = settings.client()
+    if not client.cancel(run_id, reason):
+        _refused(client, run_id, "cancel")
+    click.echo(f"run {run_id} cancelled")
+
+
+@main.command("pause")
+@click.argument("run_id", type=RUN_ID)
+@pass_settings
+def pause(settings: Settings, run_id: UUID) -> None:
+    """Pause a running run.
+
+    No step of it is claimed until it is resumed; in-flight handlers may
+    finish. Its deadline and max_wait clocks stop.
+    """
+    client = settings.client()
+    if not client.pause(run_id):
+        _refused(client, run_id, "pause")
+    click.echo(f"run {run_id} paused")
+
+
+@main.command("resume")
+@click.argument("run_id", type=RUN_ID)
+@pass_settings
+def resume(settings: Settings, run_id: UUID) -> None:
+    """Resume a paused run.
+
+    Its deadline and max_wait expiries move forward by the length of the pause.
+    """
+    client = settings.client()
+    if not client.resume(run_id):
+        _refused(client, run_id, "resume")
+    click.echo(f"run {run_id} resumed")
+
+
+@main.command("signal")
+@click.argument("run_id", type=RUN_ID)
+@click.argument("name")
+@click.option("--payload", type=JSON, metavar="JSON|@FILE", help="The wait node's output (JSON, @FILE or @-).")
+@pass_settings
+def signal(settings: Settings, run_id: UUID, name: str, payload: Any) -> None:
+    """Send a signal to a run's wait node.
+
+    Completes the run's waiting wait node for NAME, with the payload as its
+    output, or keeps the signal for a wait node still to come.
+    """
+    client = settings.client()
+    if not client.signal(run_id, name, payload):
+        run_state = client.get_run(run_id).state
+        why = f"it is {run_state}" if run_state in ("completed", "failed", "cancelled") else (
+            f"no wait node for {name!r} is still to come")
+        fail(f"run {run_id} did not take signal {name!r}: {why}")
+    click.echo(f"signal {name!r} delivered to run {run_id}")
+
+
+@main.command("tick")
+@click.option("--max-reclaims", type=click.IntRange(min=0), default=0, show_default=True,
+              envvar="CYCLONE_MAX_RECLAIMS", show_envvar=True,
+              help="Discard a step whose lease expired this many times (0 = unbounded).")
+@json_option
+@pass_settings
+def tick(settings: Settings, max_reclaims: int, as_json: bool) -> None:
+    """Run one pass of time-driven work.
+
+    Reclaims expired leases, retries or discards timed-out steps, fails runs
+    past their deadline and discards waits past their max_wait.
+    """
+    result = settings.client().tick(max_reclaims)
+    if as_json:
+        echo_json(dict(result.raw))
+        return
+    echo_fields([
+        ("reclaimed", result.reclaimed),
+        ("retried", result.retried),
+        ("discarded", result.discarded),
+        ("deadlines", result.deadlines),
+        ("max_wait", result.max_wait),
+    ])
+    if result.discarded_steps:
+        click.echo()
+        echo_table(
+            ["run", "workflow", "node", "reason", "error"],
+            [(d.run_id, d.workflow, d.node, d.error_kind, short_error(d.error)) for d in result.discarded_steps],
+            empty="",
+        )
 
 
 if __name__ == "__main__":  # pragma: no cover
