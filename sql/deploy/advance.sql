@@ -27,6 +27,22 @@ BEGIN
 END
 $$;
 
+-- The top ancestor of a run (the run itself when it has no parent). A function
+-- that locks several runs in one transaction locks them in order of this root:
+-- _lock_run takes a run's root first, so run-id order alone would let two
+-- batches that cross parent and child runs wait for each other (40P01).
+CREATE OR REPLACE FUNCTION cyclone._root_run(p_run_id uuid)
+RETURNS uuid
+LANGUAGE sql STABLE
+SET search_path = cyclone, pg_temp
+AS $$
+    WITH RECURSIVE chain(id, parent) AS (
+        SELECT r.id, r.parent_run_id FROM cyclone.cyclone_runs r WHERE r.id = p_run_id
+        UNION ALL
+        SELECT r.id, r.parent_run_id FROM cyclone.cyclone_runs r JOIN chain c ON r.id = c.parent)
+    SELECT c.id FROM chain c WHERE c.parent IS NULL
+$$;
+
 -- Cancels the given non-terminal steps of a run (all of them when p_step_ids is
 -- NULL), cancels the child runs of waiting child nodes, and tells the workers
 -- running any of them (NOTIFY cyclone_cancel, payload the run id).

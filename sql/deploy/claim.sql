@@ -44,26 +44,44 @@ RETURNS TABLE (step_id bigint, run_id uuid, workflow text, node text, handler te
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = cyclone, pg_temp
+SET plan_cache_mode = force_generic_plan
 AS $$
 #variable_conflict use_column
 DECLARE
     v_now timestamptz := cyclone.now();
+    v_ids bigint[];
 BEGIN
     PERFORM cyclone._require('claim', p_worker <> '', 'p_worker must be a non-empty worker name');
     PERFORM cyclone._require('claim', p_limit > 0, 'p_limit must be positive');
     PERFORM cyclone._require('claim', p_lease_ttl > interval '0', 'p_lease_ttl must be positive');
+    -- Two spellings of one query, so that each has a good generic plan (an
+    -- "p_handlers IS NULL OR ..." filter would not): the claim path runs with
+    -- plan_cache_mode = force_generic_plan and never re-plans.
+    IF p_handlers IS NULL THEN
+        v_ids := ARRAY(
+            SELECT s.id
+              FROM cyclone_steps s
+             WHERE s.state = 'available' AND s.scheduled_at <= v_now
+               AND EXISTS (SELECT 1 FROM cyclone_runs r WHERE r.id = s.run_id AND r.state = 'running')
+             ORDER BY s.priority, s.scheduled_at, s.id
+             LIMIT p_limit
+               FOR UPDATE OF s SKIP LOCKED);
+    ELSE
+        v_ids := ARRAY(
+            SELECT s.id
+              FROM cyclone_steps s
+             WHERE s.state = 'available' AND s.scheduled_at <= v_now AND s.handler = ANY (p_handlers)
+               AND EXISTS (SELECT 1 FROM cyclone_runs r WHERE r.id = s.run_id AND r.state = 'running')
+             ORDER BY s.priority, s.scheduled_at, s.id
+             LIMIT p_limit
+               FOR UPDATE OF s SKIP LOCKED);
+    END IF;
+    IF cardinality(v_ids) = 0 THEN
+        RETURN;
+    END IF;
+
     RETURN QUERY
-    WITH picked AS (
-        SELECT s.id
-          FROM cyclone_steps s
-         WHERE s.state = 'available'
-           AND s.scheduled_at <= v_now
-           AND (p_handlers IS NULL OR s.handler = ANY (p_handlers))
-           AND EXISTS (SELECT 1 FROM cyclone_runs r WHERE r.id = s.run_id AND r.state = 'running')
-         ORDER BY s.priority, s.scheduled_at, s.id
-         LIMIT p_limit
-           FOR UPDATE OF s SKIP LOCKED
-    ), claimed AS (
+    WITH claimed AS (
         UPDATE cyclone_steps s
            SET state = 'running',
                attempt = CASE WHEN s.rerun_attempt THEN greatest(s.attempt, 1) ELSE s.attempt + 1 END,
@@ -73,8 +91,7 @@ BEGIN
                lease_generation = s.lease_generation + 1,
                heartbeat_at = v_now,
                started_at = v_now
-          FROM picked
-         WHERE s.id = picked.id
+         WHERE s.id = ANY (v_ids)
         RETURNING s.id, s.run_id, s.node, s.handler, s.kind, s.attempt, s.max_attempts,
                   s.lease_generation, s.timeout, s.input, s.deps, s.priority, s.scheduled_at
     )
@@ -100,6 +117,7 @@ RETURNS boolean
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = cyclone, pg_temp
+SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
     v_now timestamptz := cyclone.now();

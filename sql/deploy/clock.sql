@@ -13,11 +13,15 @@ COMMENT ON TABLE cyclone.clock IS 'Offset added to now() by cyclone.now(); zero 
 
 CREATE OR REPLACE FUNCTION cyclone.now()
 RETURNS timestamptz
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 SECURITY DEFINER
 SET search_path = cyclone, pg_temp
 AS $$
-    SELECT pg_catalog.now() + coalesce((SELECT time_offset FROM cyclone.clock), interval '0')
+BEGIN
+    -- PL/pgSQL rather than SQL: its plan is cached for the session, where a
+    -- SQL body would be planned again in every statement that calls it.
+    RETURN pg_catalog.now() + coalesce((SELECT c.time_offset FROM cyclone.clock c), interval '0');
+END
 $$;
 COMMENT ON FUNCTION cyclone.now() IS 'Engine time: transaction time plus the test offset set by advance_time().';
 

@@ -3,6 +3,9 @@
 -- generation), then the DAG advance in the same transaction. A late result (after
 -- a reclaim, timeout, cancel or deadline) matches nothing and changes nothing.
 -- Lock order: the run (after its ancestors), then its steps.
+-- The worker's hot path (claim, renew, complete, complete_many, fail) runs with
+-- plan_cache_mode = force_generic_plan: its statements have good generic plans,
+-- and planning them again on every call cost more than executing them.
 BEGIN;
 
 CREATE OR REPLACE FUNCTION cyclone.complete(
@@ -14,6 +17,7 @@ RETURNS boolean
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = cyclone, pg_temp
+SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
     v_run_id uuid;
@@ -51,6 +55,7 @@ RETURNS TABLE (step_id bigint, accepted boolean)
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = cyclone, pg_temp
+SET plan_cache_mode = force_generic_plan
 AS $$
 #variable_conflict use_column
 DECLARE
@@ -71,11 +76,11 @@ BEGIN
     PERFORM cyclone._require('complete_many',
         (SELECT count(DISTINCT u) = count(*) FROM unnest(p_step_ids) u), 'a step id is listed twice');
 
-    -- Lock order: the runs in run-id order (ancestors first for child runs).
+    -- Lock order: the runs by root run, then run id (ancestors first for child runs).
     SELECT array_agg(DISTINCT s.run_id ORDER BY s.run_id) INTO v_runs
       FROM cyclone_steps s WHERE s.id = ANY (p_step_ids);
     IF EXISTS (SELECT 1 FROM cyclone_runs r WHERE r.id = ANY (v_runs) AND r.parent_run_id IS NOT NULL) THEN
-        FOREACH v_run_id IN ARRAY v_runs LOOP
+        FOR v_run_id IN SELECT u FROM unnest(v_runs) u ORDER BY cyclone._root_run(u), u LOOP
             PERFORM cyclone._lock_run(v_run_id);
         END LOOP;
     ELSE

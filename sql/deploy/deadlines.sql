@@ -1,8 +1,8 @@
 -- Deploy cyclone:deadlines
 -- enforce_deadlines() fails runs past deadline_at; _expire_waits() discards wait
 -- and child nodes past their max_wait. Both skip paused runs (their clocks stop)
--- and are called by tick(). Lock order: each run (after its ancestors), then its
--- steps.
+-- and are called by tick(). Lock order: each run (after its ancestors; runs in
+-- root-run order), then its steps.
 BEGIN;
 
 -- Fails one running run at its deadline: available, running and waiting steps are
@@ -47,14 +47,18 @@ DECLARE
     v_now timestamptz := cyclone.now();
     v_run_id uuid;
     v_run cyclone_runs;
+    v_ids uuid[];
 BEGIN
     PERFORM cyclone._require('enforce_deadlines', p_limit > 0, 'p_limit must be positive');
-    FOR v_run_id IN
-        SELECT r.id FROM cyclone_runs r
-         WHERE r.state = 'running' AND r.deadline_at < v_now
-         ORDER BY r.deadline_at, r.id
-         LIMIT p_limit
-    LOOP
+    v_ids := ARRAY(SELECT r.id FROM cyclone_runs r
+                    WHERE r.state = 'running' AND r.deadline_at < v_now
+                    ORDER BY r.deadline_at, r.id
+                    LIMIT p_limit);
+    -- Locked in root-run order, then failed most overdue first.
+    FOR v_run_id IN SELECT u FROM unnest(v_ids) u ORDER BY cyclone._root_run(u), u LOOP
+        PERFORM cyclone._lock_run(v_run_id);
+    END LOOP;
+    FOREACH v_run_id IN ARRAY v_ids LOOP
         v_run := cyclone._lock_run(v_run_id);
         CONTINUE WHEN v_run.state IS DISTINCT FROM 'running' OR NOT (v_run.deadline_at < v_now);
         PERFORM cyclone._expire_deadline(v_run_id);
@@ -83,7 +87,7 @@ BEGIN
                  WHERE s.state = 'waiting' AND s.wait_expires_at < v_now
                  ORDER BY s.wait_expires_at, s.id
                  LIMIT p_limit) c
-         ORDER BY c.run_id, c.id
+         ORDER BY cyclone._root_run(c.run_id), c.run_id, c.id
     LOOP
         CONTINUE WHEN (cyclone._lock_run(v_candidate.run_id)).state IS DISTINCT FROM 'running';
         SELECT s.* INTO v_step FROM cyclone_steps s

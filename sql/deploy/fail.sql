@@ -65,6 +65,7 @@ RETURNS text
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = cyclone, pg_temp
+SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
     v_run_id uuid;

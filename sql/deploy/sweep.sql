@@ -4,7 +4,8 @@
 -- lease expired; a step whose lease expired is reclaimed: claimable again at once
 -- with the same attempt number, or discarded as reclaim_limit past the limit.
 -- Called by tick(). Lock order: candidates are read unlocked, then each run is
--- locked (in run-id order) and its step re-matched on its lease generation.
+-- locked (in root-run, then run-id order) and its step re-matched on its lease
+-- generation.
 BEGIN;
 
 CREATE OR REPLACE FUNCTION cyclone.sweep(p_max_reclaims int DEFAULT 0, p_limit int DEFAULT 100)
@@ -28,7 +29,7 @@ BEGIN
                    AND (s.lease_expiry < v_now OR s.started_at + s.timeout < v_now)
                  ORDER BY s.id
                  LIMIT p_limit) c
-         ORDER BY c.run_id, c.id
+         ORDER BY cyclone._root_run(c.run_id), c.run_id, c.id
     LOOP
         PERFORM cyclone._lock_run(v_candidate.run_id);
         SELECT s.* INTO v_step FROM cyclone_steps s

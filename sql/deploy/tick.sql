@@ -3,6 +3,10 @@
 -- wake-ups for steps whose scheduled_at arrived). The worker calls it on its poll
 -- interval; pg_cron can call it too (schedule_tick / unschedule_tick, which look
 -- for pg_cron only when called, so the engine deploys without it).
+-- Lock order: every run the pass will act on is locked first, by root run then
+-- run id (see advance.sql); each phase alone keeps that order, but one phase
+-- after another would not, and a complete_many() batch waiting the other way
+-- round would deadlock with it.
 BEGIN;
 
 CREATE OR REPLACE FUNCTION cyclone.tick(p_max_reclaims int DEFAULT 0)
@@ -17,7 +21,29 @@ DECLARE
     v_deadlines uuid[];
     v_waits bigint[];
     v_discarded jsonb;
+    v_run_id uuid;
 BEGIN
+    -- The candidates of sweep(), enforce_deadlines() and _expire_waits(), with
+    -- the same predicates and limits.
+    FOR v_run_id IN
+        SELECT d.run_id
+          FROM (SELECT DISTINCT u.run_id FROM (
+                   (SELECT s.run_id FROM cyclone_steps s
+                     WHERE s.state = 'running' AND (s.lease_expiry < v_now OR s.started_at + s.timeout < v_now)
+                     ORDER BY s.id LIMIT 100)
+                   UNION ALL
+                   (SELECT r.id FROM cyclone_runs r
+                     WHERE r.state = 'running' AND r.deadline_at < v_now
+                     ORDER BY r.deadline_at, r.id LIMIT 100)
+                   UNION ALL
+                   (SELECT s.run_id FROM cyclone_steps s JOIN cyclone_runs r ON r.id = s.run_id AND r.state = 'running'
+                     WHERE s.state = 'waiting' AND s.wait_expires_at < v_now
+                     ORDER BY s.wait_expires_at, s.id LIMIT 100)) u) d
+         ORDER BY cyclone._root_run(d.run_id), d.run_id
+    LOOP
+        PERFORM cyclone._lock_run(v_run_id);
+    END LOOP;
+
     SELECT coalesce(jsonb_agg(to_jsonb(s)), '[]') INTO v_sweep FROM cyclone.sweep(p_max_reclaims, 100) s;
     v_deadlines := ARRAY(SELECT cyclone.enforce_deadlines(100));
     v_waits := ARRAY(SELECT cyclone._expire_waits(100));

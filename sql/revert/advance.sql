@@ -12,5 +12,6 @@ DROP FUNCTION cyclone._discard_step(bigint, text, text);
 DROP FUNCTION cyclone._fail_run(uuid, text);
 DROP FUNCTION cyclone._cancel_run(uuid, text);
 DROP FUNCTION cyclone._cancel_steps(uuid, bigint[], text);
+DROP FUNCTION cyclone._root_run(uuid);
 DROP FUNCTION cyclone._lock_run(uuid);
 COMMIT;
