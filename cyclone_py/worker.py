@@ -239,6 +239,7 @@ class Worker:
         register: bool = True,
         max_batch: int = 500,
         max_db_backoff: float = 30.0,
+        prefetch: int | None = None,
     ) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
@@ -246,6 +247,8 @@ class Worker:
             raise ValueError("lease_ttl and poll_interval must be positive")
         if max_reclaims < 0:
             raise ValueError("max_reclaims must be >= 0")
+        if prefetch is not None and prefetch < 0:
+            raise ValueError("prefetch must be >= 0")
         self.app = as_app(app)
         if dsn is None:
             from cyclone_py import db
@@ -262,6 +265,9 @@ class Worker:
         self.shutdown_grace = float(shutdown_grace)
         self.register_workflows = register
         self.max_batch = max_batch
+        # Steps claimed beyond the handler threads wait in the executor's queue
+        # (leased and heartbeating), so that one claim serves many completions.
+        self.prefetch = concurrency if prefetch is None else prefetch
         self.max_db_backoff = max_db_backoff
         self.handlers = self.app.handler_names()
 
@@ -509,8 +515,14 @@ class Worker:
                 claim_due = True
 
     def _free(self) -> int:
+        """How many steps to claim now: none while the prefetch buffer is more
+        than half full and every handler thread is busy, else up to capacity."""
+        capacity = self.concurrency + self.prefetch
         with self._lock:
-            return self.concurrency - self._running_handlers
+            in_flight = self._running_handlers
+        if in_flight >= self.concurrency and capacity - in_flight <= self.prefetch // 2:
+            return 0
+        return capacity - in_flight
 
     def _tick(self) -> None:
         result = self.client.tick(self.max_reclaims)

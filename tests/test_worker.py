@@ -358,3 +358,38 @@ def test_a_bad_definition_stops_the_worker_at_start(dsn: str) -> None:
     assert time.monotonic() - t0 < 5
     with pytest.raises(errors.InvalidArgument):
         Worker(wf, dsn, **FAST).run(install_signals=False)
+
+
+def test_prefetch_leases_a_buffer_beyond_the_handler_threads(dsn: str, client: Client, workers: list[Worker]) -> None:
+    wf = Workflow("slowish")
+    release = threading.Event()
+    running = 0
+    most = 0
+    lock = threading.Lock()
+
+    @wf.step()
+    def work(ctx: StepContext) -> Any:
+        nonlocal running, most
+        with lock:
+            running += 1
+            most = max(most, running)
+        release.wait(10)
+        with lock:
+            running -= 1
+        return None
+
+    start(workers, wf, dsn, concurrency=2, prefetch=3)
+    ids = client.submit_many(wf, [{} for _ in range(10)])
+
+    def leased() -> int:
+        return sum(1 for r in ids for s in client.steps(r) if s.state == "running")
+
+    # Two handlers run; three more steps are leased and wait for a thread.
+    assert wait_for(lambda: leased() == 5, what="five leased steps")
+    time.sleep(0.3)
+    assert leased() == 5 and most == 2
+    release.set()
+    for run_id in ids:
+        run = wait_for(lambda: terminal(client, run_id), what="run to finish")
+        assert run.state == "completed"
+    assert most == 2
