@@ -1,0 +1,647 @@
+"""Bad input everywhere: property-based tests (hypothesis) over the SQL API.
+
+- ``define_workflow``: random DAGs are accepted and stored as given; random
+  cycles and dangling deps are refused with 22023 and write nothing; any JSON
+  at all is either accepted or refused with 22023 (never another error).
+- ``submit``: odd JSON round-trips; an input over the 1 MiB limit is 22023
+  with a message naming the limit; NUL characters are refused by PostgreSQL.
+- intervals (deadlines, leases, retry delays, definition timeouts): accepted
+  with their documented meaning or refused with a class-22 error.
+- NULL in every argument of every public function (enumerated from pg_proc,
+  so a new function cannot escape): 22004 naming the argument, or the
+  documented meaning of NULL, never a silent NULL result.
+- Hostile names (quotes, semicolons, unicode) travel end to end through
+  parameterised SQL only; the CLI never shows a traceback whatever it is fed.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import timedelta
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, Literal
+from uuid import UUID
+
+import psycopg
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from psycopg import errors as pg
+from psycopg.rows import dict_row
+from psycopg.types.json import Jsonb
+
+from cyclone_py import Client, Worker, Workflow, cli
+from cyclone_py.workflow import StepContext
+
+Conn = psycopg.Connection[Any]
+Row = dict[str, Any]
+ROOT = Path(__file__).resolve().parent.parent
+
+SETTINGS = settings(max_examples=50, deadline=None,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+
+
+@pytest.fixture
+def db(dsn: str) -> Iterator[Conn]:
+    with psycopg.connect(dsn, autocommit=True, row_factory=dict_row) as c:
+        yield c
+
+
+def define(c: Conn, name: str, definition: Any) -> None:
+    c.execute("SELECT cyclone.define_workflow(%s, %s)", (name, Jsonb(definition)))
+
+
+def stored(c: Conn, name: str) -> Any:
+    row = c.execute("SELECT definition FROM cyclone.cyclone_workflows WHERE name = %s", (name,)).fetchone()
+    return None if row is None else row["definition"]
+
+
+def unique(prefix: str = "wf") -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:10]}"
+
+
+# -- strategies -------------------------------------------------------------------
+
+# Any character PostgreSQL text can hold (no NUL, no lone surrogates).
+NO_SURROGATES: list[Literal["Cs"]] = ["Cs"]
+TEXT_CHARS = st.characters(blacklist_categories=NO_SURROGATES, blacklist_characters="\x00")
+NAMES = st.text(TEXT_CHARS, min_size=1, max_size=12)
+JSON_SCALARS = (st.none() | st.booleans() | st.integers(min_value=-(10**30), max_value=10**30)
+                | st.floats(allow_nan=False, allow_infinity=False) | st.text(TEXT_CHARS, max_size=20))
+JSON = st.recursive(
+    JSON_SCALARS,
+    lambda children: st.lists(children, max_size=5) | st.dictionaries(st.text(TEXT_CHARS, max_size=8), children,
+                                                                       max_size=5),
+    max_leaves=20,
+)
+
+
+@st.composite
+def dags(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """Nodes with unique unicode names; each depends on some of the nodes drawn
+    before it (so: acyclic), then shuffled."""
+    names = draw(st.lists(NAMES, min_size=1, max_size=8, unique=True))
+    nodes = []
+    for i, name in enumerate(names):
+        deps = draw(st.lists(st.sampled_from(names[:i]), unique=True, max_size=i)) if i else []
+        nodes.append({"name": name, "deps": deps})
+    return draw(st.permutations(nodes))
+
+
+@st.composite
+def cyclic_graphs(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """A DAG plus a ring v0 -> v1 -> ... -> v0 over some of its nodes (a
+    self-dependency when the ring has one node)."""
+    nodes = [dict(n, deps=list(n["deps"])) for n in draw(dags())]
+    ring = draw(st.lists(st.sampled_from([n["name"] for n in nodes]), min_size=1, max_size=len(nodes), unique=True))
+    by_name = {n["name"]: n for n in nodes}
+    for i, name in enumerate(ring):
+        after = by_name[ring[(i + 1) % len(ring)]]
+        if name not in after["deps"]:
+            after["deps"].append(name)
+    return nodes
+
+
+INTERVAL_TEXT = st.one_of(
+    st.builds(lambda n, unit: f"{n} {unit}",
+              st.integers(min_value=-(10**12), max_value=10**12),
+              st.sampled_from(["microseconds", "ms", "seconds", "s", "minutes", "hours", "days", "weeks",
+                               "months", "years", "centuries", "millennia", "fortnights"])),
+    st.sampled_from(["", " ", "0", "1", "-1", "P1D", "PT0S", "1 day ago", "infinity", "-infinity", "epoch",
+                     "1e400 seconds", "NaN", "30 seconds; DROP TABLE cyclone.cyclone_runs", "00:00:30",
+                     "178000000 years", "1 year -365 days", "1 month -30 days"]),
+    st.text(TEXT_CHARS, max_size=20),
+)
+
+NODE_KEYS = ["name", "kind", "handler", "deps", "on_dep_failure", "max_attempts", "priority", "timeout",
+             "signal", "workflow", "max_wait", "bogus"]
+PLAUSIBLE = {
+    "kind": st.sampled_from(["task", "wait", "child", "Task", ""]),
+    "on_dep_failure": st.sampled_from(["fail_run", "cancel_branch", "ignore"]),
+    "max_attempts": st.integers(min_value=-3, max_value=2**40) | st.floats(allow_nan=False, allow_infinity=False),
+    "priority": st.integers(min_value=-(2**40), max_value=2**40) | st.floats(allow_nan=False, allow_infinity=False),
+    "timeout": INTERVAL_TEXT,
+    "max_wait": INTERVAL_TEXT,
+}
+
+
+@st.composite
+def fuzzed_definitions(draw: st.DrawFn) -> Any:
+    """Definitions shaped roughly like SPEC section 4 with any value in any field."""
+    if draw(st.integers(0, 9)) == 0:
+        return draw(JSON)
+    names = draw(st.lists(NAMES, min_size=1, max_size=4))
+    nodes = []
+    for name in names:
+        node: dict[str, Any] = {"name": name}
+        for key in draw(st.lists(st.sampled_from(NODE_KEYS), unique=True, max_size=5)):
+            if key == "deps":
+                node[key] = draw(st.lists(st.sampled_from(names) | NAMES, max_size=3) | JSON)
+            elif key in PLAUSIBLE and draw(st.booleans()):
+                node[key] = draw(PLAUSIBLE[key])
+            else:
+                node[key] = draw(JSON)
+        nodes.append(node)
+    definition: dict[str, Any] = {"nodes": nodes if draw(st.integers(0, 9)) else draw(JSON)}
+    if draw(st.booleans()):
+        definition["max_attempts"] = draw(PLAUSIBLE["max_attempts"] | JSON)
+    return definition
+
+
+# -- define_workflow ------------------------------------------------------------------
+
+
+@SETTINGS
+@given(nodes=dags())
+def test_any_dag_is_accepted_stored_as_given_and_submits_with_only_its_roots_available(
+    db: Conn, nodes: list[dict[str, Any]]
+) -> None:
+    name = unique()
+    define(db, name, {"nodes": nodes})
+    saved = stored(db, name)
+    assert [(n["name"], n["deps"]) for n in saved["nodes"]] == [(n["name"], n["deps"]) for n in nodes]
+    row = db.execute("SELECT cyclone.submit(%s) AS id", (name,)).fetchone()
+    assert row is not None
+    states = {r["node"]: r["state"] for r in db.execute(
+        "SELECT node, state FROM cyclone.cyclone_steps WHERE run_id = %s", (row["id"],))}
+    assert states == {n["name"]: ("available" if not n["deps"] else "pending") for n in nodes}
+
+
+@SETTINGS
+@given(nodes=cyclic_graphs())
+def test_any_cycle_is_refused_with_22023_and_writes_nothing(db: Conn, nodes: list[dict[str, Any]]) -> None:
+    name = unique()
+    with pytest.raises(pg.InvalidParameterValue, match="cycle"):
+        define(db, name, {"nodes": nodes})
+    assert stored(db, name) is None
+
+
+@SETTINGS
+@given(nodes=dags(), missing=NAMES, data=st.data())
+def test_a_dangling_dep_is_refused_with_22023_and_keeps_the_old_definition(
+    db: Conn, nodes: list[dict[str, Any]], missing: str, data: st.DataObject
+) -> None:
+    names = {n["name"] for n in nodes}
+    while missing in names:
+        missing += "\u2020"
+    victim = data.draw(st.sampled_from(range(len(nodes))))
+    bad = [dict(n, deps=[*n["deps"], missing]) if i == victim else n for i, n in enumerate(nodes)]
+    name = unique()
+    define(db, name, {"nodes": [{"name": "old"}]})
+    with pytest.raises(pg.InvalidParameterValue, match="unknown dep"):
+        define(db, name, {"nodes": bad})
+    assert [n["name"] for n in stored(db, name)["nodes"]] == ["old"]
+
+
+@SETTINGS
+@given(definition=fuzzed_definitions())
+def test_any_json_definition_is_either_accepted_or_refused_with_22023(db: Conn, definition: Any) -> None:
+    name = unique()
+    try:
+        define(db, name, definition)
+    except pg.InvalidParameterValue:
+        assert stored(db, name) is None
+        return
+    saved = stored(db, name)
+    assert saved is not None
+    for node in saved["nodes"]:  # what was accepted was normalised, not passed through
+        assert node["kind"] in ("task", "wait", "child")
+        assert isinstance(node["max_attempts"], int) and node["max_attempts"] >= 1
+        assert node["on_dep_failure"] in ("fail_run", "cancel_branch")
+
+
+@SETTINGS
+@given(field=st.sampled_from(["timeout", "max_wait"]), text=INTERVAL_TEXT)
+def test_a_definition_interval_is_a_positive_interval_or_refused_with_22023(db: Conn, field: str, text: str) -> None:
+    node = {"name": "n", field: text} if field == "timeout" else {"name": "n", "kind": "wait", field: text}
+    name = unique()
+    try:
+        define(db, name, {"nodes": [node]})
+    except pg.InvalidParameterValue:
+        assert stored(db, name) is None
+        return
+    value = stored(db, name)["nodes"][0][field]
+    row = db.execute("SELECT %s::interval > interval '0' AS positive", (value,)).fetchone()
+    assert row is not None and row["positive"], f"{text!r} was stored as {value!r}"
+
+
+# -- submit ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def one(db: Conn) -> str:
+    define(db, "one", {"nodes": [{"name": "work"}]})
+    return "one"
+
+
+@SETTINGS
+@given(value=JSON)
+def test_any_json_input_round_trips_through_submit_get_run_and_claim(db: Conn, one: str, value: Any) -> None:
+    row = db.execute("SELECT cyclone.submit(%s, %s) AS id", (one, Jsonb(value))).fetchone()
+    assert row is not None
+    run = db.execute("SELECT input FROM cyclone.get_run(%s)", (row["id"],)).fetchone()
+    assert run is not None and exact(run["input"]) == exact(value)
+    claimed = db.execute("SELECT c.input FROM cyclone.claim('w', ARRAY['work'], 1000) c WHERE c.run_id = %s",
+                         (row["id"],)).fetchone()
+    assert claimed is not None and exact(claimed["input"]) == exact(value)
+
+
+def exact(value: Any) -> Any:
+    """JSON as jsonb holds it: numbers are exact decimals (1e16 and 10000000000000000
+    are the same number), so compare through Decimal."""
+    return json.loads(json.dumps(value), parse_float=Decimal, parse_int=Decimal)
+
+
+def count_runs(c: Conn) -> int:
+    row = c.execute("SELECT count(*) AS n FROM cyclone.cyclone_runs").fetchone()
+    assert row is not None
+    return int(row["n"])
+
+
+def test_an_input_over_one_mib_is_refused_with_22023_naming_the_limit(db: Conn, one: str) -> None:
+    huge = {"blob": uuid.uuid4().hex * (1_100_000 // 32)}
+    with pytest.raises(pg.InvalidParameterValue, match="the limit is 1 MiB"):
+        db.execute("SELECT cyclone.submit(%s, %s)", (one, Jsonb(huge)))
+    with pytest.raises(pg.InvalidParameterValue, match="the limit is 1 MiB"):
+        db.execute("SELECT cyclone.submit_many(%s, ARRAY[%s, %s]::jsonb[])", (one, Jsonb({}), Jsonb(huge)))
+    assert count_runs(db) == 0, "a refused batch wrote nothing"
+    row = db.execute("SELECT cyclone.submit(%s) AS id", (one,)).fetchone()
+    assert row is not None
+    with pytest.raises(pg.InvalidParameterValue, match="the limit is 1 MiB"):
+        db.execute("SELECT cyclone.signal(%s, 'x', %s)", (row["id"], Jsonb(huge)))
+    just_under = {"blob": "x" * 1_000_000}
+    db.execute("SELECT cyclone.submit(%s, %s)", (one, Jsonb(just_under)))
+    assert count_runs(db) == 2
+
+
+def test_a_nul_character_in_json_is_refused_by_postgresql(db: Conn, one: str) -> None:
+    with pytest.raises(pg.UntranslatableCharacter):
+        db.execute("SELECT cyclone.submit(%s, %s)", (one, Jsonb({"a": "nul\x00here"})))
+    assert count_runs(db) == 0
+
+
+DELTAS = st.timedeltas(min_value=timedelta(days=-10**6), max_value=timedelta(days=10**8))
+
+
+@SETTINGS
+@given(deadline=DELTAS)
+def test_a_deadline_is_set_when_positive_ignored_otherwise_or_refused_out_of_range(
+    db: Conn, one: str, deadline: timedelta
+) -> None:
+    before = count_runs(db)
+    try:
+        run_id = db.execute("SELECT cyclone.submit(%s, '{}', %s) AS id", (one, deadline)).fetchone()
+    except pg.DataException as exc:  # class 22: past the end of timestamptz
+        assert exc.sqlstate in ("22008", "22023"), exc.sqlstate
+        assert deadline > timedelta(days=10**6)
+        assert count_runs(db) == before
+        return
+    assert run_id is not None
+    row = db.execute("SELECT deadline_at - created_at AS d FROM cyclone.cyclone_runs WHERE id = %s",
+                     (run_id["id"],)).fetchone()
+    assert row is not None
+    assert row["d"] == (deadline if deadline > timedelta(0) else None)
+
+
+@SETTINGS
+@given(ttl=DELTAS)
+def test_a_lease_ttl_must_be_positive(db: Conn, one: str, ttl: timedelta) -> None:
+    db.execute("SELECT cyclone.submit(%s)", (one,))
+    try:
+        rows = db.execute("SELECT step_id, lease_generation FROM cyclone.claim('w', NULL, 1, %s)", (ttl,)).fetchall()
+    except pg.InvalidParameterValue:
+        assert ttl <= timedelta(0)
+        return
+    except pg.DataException as exc:
+        assert exc.sqlstate == "22008" and ttl > timedelta(days=10**6)
+        return
+    assert ttl > timedelta(0) and len(rows) == 1
+    renewed = db.execute("SELECT cyclone.renew(%s, 'w', %s, %s) AS ok",
+                         (rows[0]["step_id"], rows[0]["lease_generation"], ttl)).fetchone()
+    assert renewed == {"ok": True}
+
+
+@SETTINGS
+@given(delay=DELTAS)
+def test_a_retry_delay_must_not_be_negative(db: Conn, one: str, delay: timedelta) -> None:
+    db.execute("SELECT cyclone.submit(%s)", (one,))
+    c = db.execute("SELECT step_id, lease_generation FROM cyclone.claim('w', NULL, 1)").fetchone()
+    assert c is not None
+    try:
+        row = db.execute("SELECT cyclone.fail(%s, 'w', %s, 'boom', 'error', %s) AS s",
+                         (c["step_id"], c["lease_generation"], delay)).fetchone()
+    except pg.InvalidParameterValue:
+        assert delay < timedelta(0)
+    except pg.DataException as exc:
+        assert exc.sqlstate == "22008" and delay > timedelta(days=10**6)
+    else:
+        assert delay >= timedelta(0) and row == {"s": "available"}
+    db.execute("UPDATE cyclone.cyclone_steps SET state = 'cancelled', error_kind = 'cancelled', error = 'test',"
+               " finished_at = now(), lease_owner = NULL, lease_expiry = NULL WHERE id = %s", (c["step_id"],))
+
+
+def test_the_clock_refuses_to_move_backwards(db: Conn) -> None:
+    with pytest.raises(pg.InvalidParameterValue):
+        db.execute("SELECT cyclone.advance_time('-1 second')")
+
+
+# -- NULL in every argument of every public function -------------------------------------
+
+
+@dataclass
+class Fixtures:
+    """Fresh objects for one call: each NULL case gets its own run or step."""
+
+    c: Conn
+
+    def workflow(self) -> str:
+        define(self.c, "nul", {"max_attempts": 3, "nodes": [
+            {"name": "work"}, {"name": "gate", "kind": "wait", "signal": "go", "deps": ["work"]}]})
+        return "nul"
+
+    def run(self) -> UUID:
+        self.workflow()
+        row = self.c.execute("SELECT cyclone.submit('nul') AS id").fetchone()
+        assert row is not None
+        return UUID(str(row["id"]))
+
+    def claimed(self) -> Row:
+        run_id = self.run()
+        row = self.c.execute("SELECT * FROM cyclone.claim('w', NULL, 1)").fetchone()
+        assert row is not None and row["run_id"] == run_id
+        return row
+
+    def discarded(self) -> UUID:
+        c = self.claimed()
+        self.c.execute("SELECT cyclone.fail(%s, 'w', %s, 'boom', 'permanent')", (c["step_id"], c["lease_generation"]))
+        return UUID(str(c["run_id"]))
+
+    def paused(self) -> UUID:
+        run_id = self.run()
+        self.c.execute("SELECT cyclone.pause(%s)", (run_id,))
+        return run_id
+
+
+Args = Callable[[Fixtures], list[Any]]
+
+# Valid arguments for every public function, in order (defaults spelled out).
+VALID: dict[str, Args] = {
+    "advance_time(interval)": lambda f: [timedelta(seconds=1)],
+    "backoff(integer)": lambda f: [1],
+    "cancel(uuid,text)": lambda f: [f.run(), "why"],
+    "claim(text,text[],integer,interval)": lambda f: (f.run(), ["w", ["work"], 1, timedelta(seconds=30)])[1],
+    "complete(bigint,text,bigint,jsonb)": lambda f: (
+        lambda c: [c["step_id"], "w", c["lease_generation"], Jsonb({"ok": True})])(f.claimed()),
+    "complete_many(text,bigint[],bigint[],jsonb[])": lambda f: (
+        lambda c: ["w", [c["step_id"]], [c["lease_generation"]], [Jsonb({})]])(f.claimed()),
+    "define_workflow(text,jsonb)": lambda f: ["defined", Jsonb({"nodes": [{"name": "a"}]})],
+    "enforce_deadlines(integer)": lambda f: [100],
+    "fail(bigint,text,bigint,text,text,interval)": lambda f: (
+        lambda c: [c["step_id"], "w", c["lease_generation"], "boom", "error", timedelta(seconds=1)])(f.claimed()),
+    "get_run(uuid)": lambda f: [f.run()],
+    "now()": lambda f: [],
+    "pause(uuid)": lambda f: [f.run()],
+    "prune(interval,integer)": lambda f: [timedelta(days=1), 10],
+    "renew(bigint,text,bigint,interval)": lambda f: (
+        lambda c: [c["step_id"], "w", c["lease_generation"], timedelta(seconds=30)])(f.claimed()),
+    "reset_time()": lambda f: [],
+    "resume(uuid)": lambda f: [f.paused()],
+    "retry(uuid,text,integer,text)": lambda f: [f.discarded(), "work", 1, "why"],
+    "retry_all(uuid,text)": lambda f: [f.discarded(), "why"],
+    "schedule_tick(text,integer)": lambda f: ["* * * * *", 0],
+    "signal(uuid,text,jsonb)": lambda f: [f.run(), "go", Jsonb({"p": 1})],
+    "submit(text,jsonb,interval,text,timestamp with time zone)": lambda f: [
+        f.workflow(), Jsonb({}), timedelta(hours=1), unique("key"), None],
+    "submit_many(text,jsonb[],interval)": lambda f: [f.workflow(), [Jsonb({}), Jsonb({})], timedelta(hours=1)],
+    "sweep(integer,integer)": lambda f: [0, 100],
+    "tick(integer)": lambda f: [0],
+    "unschedule_tick()": lambda f: [],
+}
+
+Check = Callable[[Conn, list[Any], list[Row]], bool]
+
+
+def _step(c: Conn, step_id: int) -> Row:
+    row = c.execute("SELECT * FROM cyclone.cyclone_steps WHERE id = %s", (step_id,)).fetchone()
+    assert row is not None
+    return row
+
+
+def _audit_reasons(c: Conn, run_id: UUID) -> list[Any]:
+    return [r["reason"] for r in c.execute("SELECT reason FROM cyclone.cyclone_audit WHERE run_id = %s", (run_id,))]
+
+
+def _run(c: Conn, run_id: Any) -> Row:
+    row = c.execute("SELECT * FROM cyclone.cyclone_runs WHERE id = %s", (run_id,)).fetchone()
+    assert row is not None
+    return row
+
+
+SUBMIT = "submit(text,jsonb,interval,text,timestamp with time zone)"
+
+# Arguments where SQL NULL has a documented meaning (SPEC and COMMENT ON), and
+# what the call must then have done.
+NULL_MEANS: dict[tuple[str, str], Check] = {
+    ("cancel(uuid,text)", "p_reason"): lambda c, a, r: (
+        _run(c, a[0])["state"] == "cancelled" and _audit_reasons(c, a[0]) == [None]),
+    ("retry(uuid,text,integer,text)", "p_reason"): lambda c, a, r: _audit_reasons(c, a[0]) == [None],
+    ("retry_all(uuid,text)", "p_reason"): lambda c, a, r: r == [{"retry_all": 1}],
+    # NULL handlers: any handler.
+    ("claim(text,text[],integer,interval)", "p_handlers"): lambda c, a, r: len(r) == 1 and r[0]["node"] == "work",
+    # NULL output: completed with no output.
+    ("complete(bigint,text,bigint,jsonb)", "p_output"): lambda c, a, r: (
+        r == [{"complete": True}] and _step(c, a[0])["state"] == "completed" and _step(c, a[0])["output"] is None),
+    # NULL retry_in: the engine's default backoff.
+    ("fail(bigint,text,bigint,text,text,interval)", "p_retry_in"): lambda c, a, r: (
+        r == [{"fail": "available"}] and _step(c, a[0])["scheduled_at"] > _step(c, a[0])["started_at"]),
+    ("signal(uuid,text,jsonb)", "p_payload"): lambda c, a, r: r == [{"signal": True}],
+    (SUBMIT, "p_deadline"): lambda c, a, r: _run(c, r[0]["submit"])["deadline_at"] is None,
+    (SUBMIT, "p_idempotency_key"): lambda c, a, r: _run(c, r[0]["submit"])["idempotency_key"] is None,
+    (SUBMIT, "p_run_at"): lambda c, a, r: _run(c, r[0]["submit"])["state"] == "running",
+    ("submit_many(text,jsonb[],interval)", "p_deadline"): lambda c, a, r: (
+        len(r) == 2 and all(_run(c, x["submit_many"])["deadline_at"] is None for x in r)),
+}
+
+
+@dataclass(frozen=True)
+class Signature:
+    key: str  # name(argtypes), as in VALID
+    name: str
+    arg_names: list[str]
+    arg_types: list[str]
+
+
+def public_functions(c: Conn) -> list[Signature]:
+    rows = c.execute("""
+        SELECT p.proname AS name,
+               p.proname || '(' || coalesce((SELECT string_agg(format_type(t, NULL), ',' ORDER BY i)
+                                              FROM unnest(p.proargtypes) WITH ORDINALITY AS a(t, i)), '') || ')' AS key,
+               coalesce(p.proargnames, '{}') AS arg_names,
+               coalesce((SELECT array_agg(format_type(t, NULL) ORDER BY i)
+                           FROM unnest(p.proargtypes) WITH ORDINALITY AS a(t, i)), '{}') AS arg_types
+          FROM pg_proc p
+         WHERE p.pronamespace = 'cyclone'::regnamespace AND p.proname !~ '^_'
+         ORDER BY 2""").fetchall()
+    return [Signature(r["key"], r["name"], list(r["arg_names"])[: len(r["arg_types"])], list(r["arg_types"]))
+            for r in rows]
+
+
+def test_every_public_function_is_covered_by_the_null_tests(db: Conn) -> None:
+    """A function added to the schema must be added to VALID (and so to the NULL tests)."""
+    assert sorted(s.key for s in public_functions(db)) == sorted(VALID)
+
+
+def test_null_in_any_argument_is_22004_naming_it_or_its_documented_meaning(db: Conn) -> None:
+    f = Fixtures(db)
+    cases = 0
+    for sig in public_functions(db):
+        for i, arg in enumerate(sig.arg_names):
+            args = VALID[sig.key](f)
+            args[i] = None
+            placeholders = ", ".join(f"%s::{t}" for t in sig.arg_types)
+            query = f"SELECT * FROM cyclone.{sig.name}({placeholders})"
+            check = NULL_MEANS.get((sig.key, arg))
+            cases += 1
+            if check is None:
+                with pytest.raises(pg.NullValueNotAllowed) as raised:
+                    db.execute(query, args)
+                message = raised.value.diag.message_primary or ""
+                assert arg in message or sig.name in message, f"{sig.key} {arg}: unclear message {message!r}"
+            else:
+                rows = db.execute(query, args).fetchall()
+                assert check(db, args, rows), f"{sig.key} {arg}: NULL did not have its documented meaning"
+            # Out of the way of the next case's claim.
+            db.execute("SELECT cyclone.cancel(id) FROM cyclone.cyclone_runs WHERE state IN ('running', 'paused')")
+    assert cases >= 50
+
+
+def test_null_elements_of_array_arguments_are_refused(db: Conn) -> None:
+    """A NULL step id or generation inside complete_many's arrays is 22023 (as its
+    pgTAP test pins), a NULL input inside submit_many's is 22004; a NULL output is
+    no output."""
+    f = Fixtures(db)
+    c = f.claimed()
+    for ids, gens in (([None], [c["lease_generation"]]), ([c["step_id"]], [None])):
+        with pytest.raises(pg.InvalidParameterValue, match="must not contain NULL"):
+            db.execute("SELECT * FROM cyclone.complete_many('w', %s::bigint[], %s::bigint[], ARRAY[NULL]::jsonb[])",
+                       (ids, gens))
+    with pytest.raises(pg.NullValueNotAllowed):
+        db.execute("SELECT cyclone.submit_many('nul', ARRAY['{}', NULL]::jsonb[])")
+    accepted = db.execute("SELECT * FROM cyclone.complete_many('w', %s::bigint[], %s::bigint[], ARRAY[NULL]::jsonb[])",
+                          ([c["step_id"]], [c["lease_generation"]])).fetchall()
+    assert accepted == [{"step_id": c["step_id"], "accepted": True}], "a NULL output is no output"
+
+
+# -- hostile names, end to end --------------------------------------------------------------
+
+EVIL = "x'; DROP TABLE cyclone.cyclone_runs; --"
+HAN = "工作流"
+QUOTED = 'qu"o\'te\\d $$ %s {}'
+
+
+def test_hostile_and_unicode_names_travel_end_to_end_through_parameters(dsn: str, db: Conn) -> None:
+    wf = Workflow(EVIL)
+
+    @wf.step(name=HAN)
+    def first(ctx: StepContext) -> Any:
+        return {"from": ctx.node, "input": ctx.input}
+
+    @wf.step(name=QUOTED, deps=[HAN])
+    def second(ctx: StepContext) -> Any:
+        return {"deps": ctx.deps}
+
+    wf.wait(EVIL, signal=EVIL, deps=[QUOTED])
+
+    worker = Worker(wf, dsn, lease_ttl=5.0, poll_interval=0.1, shutdown_grace=2.0, name=EVIL)
+    worker.run_in_thread()
+    try:
+        with Client(dsn) as client:
+            run_id = client.submit(EVIL, {EVIL: HAN})
+            end = time.monotonic() + 20
+            while client.step_counts(run_id).get("waiting") != 1 and time.monotonic() < end:
+                time.sleep(0.05)
+            assert client.signal(run_id, EVIL, {HAN: EVIL})
+            while not client.get_run(run_id).terminal and time.monotonic() < end:
+                time.sleep(0.05)
+            run = client.get_run(run_id)
+    finally:
+        worker.stop(timeout=10)
+    assert run.state == "completed"
+    assert run.output == {EVIL: {HAN: EVIL}}
+    steps = {r["node"]: r for r in db.execute("SELECT * FROM cyclone.cyclone_steps WHERE run_id = %s", (run_id,))}
+    assert steps[HAN]["output"] == {"from": HAN, "input": {EVIL: HAN}}
+    assert steps[QUOTED]["output"] == {"deps": {HAN: {"from": HAN, "input": {EVIL: HAN}}}}
+    assert steps[HAN]["handler"] == HAN
+    assert db.execute("SELECT to_regclass('cyclone.cyclone_runs') IS NOT NULL AS ok").fetchone() == {"ok": True}
+
+
+def test_hostile_names_through_the_cli(dsn: str, db: Conn) -> None:
+    define(db, EVIL, {"nodes": [{"name": HAN, "kind": "wait", "signal": EVIL}]})
+    runner = CliRunner()
+    result = runner.invoke(cli.main, ["--dsn", dsn, "submit", EVIL, "--input", json.dumps({HAN: EVIL})])
+    assert result.exit_code == 0, result.output
+    run_id = UUID(result.stdout.strip())
+    result = runner.invoke(cli.main, ["--dsn", dsn, "signal", str(run_id), EVIL, "--payload", json.dumps(HAN)])
+    assert result.exit_code == 0, result.output
+    row = db.execute("SELECT state, output FROM cyclone.get_run(%s)", (run_id,)).fetchone()
+    assert row == {"state": "completed", "output": {HAN: HAN}}
+
+
+CLI_TEXT = st.text(TEXT_CHARS, max_size=30)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(args=st.one_of(
+    st.tuples(st.just("submit"), CLI_TEXT, st.just("--input"), CLI_TEXT),
+    st.tuples(st.just("submit"), st.just("one"), st.just("--deadline"), CLI_TEXT),
+    st.tuples(st.just("run"), CLI_TEXT),
+    st.tuples(st.just("signal"), st.uuids().map(str) | CLI_TEXT, CLI_TEXT, st.just("--payload"), CLI_TEXT),
+    st.tuples(st.just("retry"), st.uuids().map(str) | CLI_TEXT, CLI_TEXT, st.just("--additional-attempts"), CLI_TEXT),
+))
+def test_the_cli_never_shows_a_traceback_whatever_it_is_given(dsn: str, one: str, args: tuple[str, ...]) -> None:
+    result = CliRunner().invoke(cli.main, ["--dsn", dsn, *args])
+    assert result.exit_code in (0, 1, 2), (args, result.exit_code, result.output)
+    assert "Traceback" not in result.output
+    assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit), result.exception
+    if result.exit_code == 1:
+        assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
+# -- no SQL assembled from values in the runtime ----------------------------------------------
+
+QUERY_METHODS = {"execute", "_value", "_rows", "executemany"}
+
+
+def test_the_runtime_never_formats_values_into_sql() -> None:
+    """Every query the runtime sends is a literal, or an f-string over module
+    constants (column lists); values always go as parameters."""
+    offenders = []
+    for path in sorted((ROOT / "cyclone_py").glob("*.py")):
+        tree = ast.parse(path.read_text(), str(path))
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in QUERY_METHODS and node.args):
+                continue
+            query = node.args[1] if node.func.attr == "_rows" and len(node.args) > 1 else node.args[0]
+            if isinstance(query, ast.Constant) or isinstance(query, ast.Name):
+                continue
+            if isinstance(query, ast.JoinedStr) and all(
+                isinstance(v, ast.Constant)
+                or (isinstance(v, ast.FormattedValue) and isinstance(v.value, ast.Name)
+                    and v.value.id.lstrip("_").isupper())  # a module constant such as _STEP_COLUMNS
+                for v in query.values
+            ):
+                continue
+            if (isinstance(query, ast.Call) and isinstance(query.func, ast.Attribute)
+                    and query.func.attr == "format" and isinstance(query.func.value, ast.Call)
+                    and getattr(query.func.value.func, "attr", None) == "SQL"):
+                continue  # psycopg.sql composition with Identifier/Literal
+            offenders.append(f"{path.name}:{node.lineno}")
+    assert offenders == []
