@@ -37,6 +37,34 @@ BEGIN
 END
 $$;
 
+-- The runs enforce_deadlines() fails, most overdue first, and the wait/child
+-- nodes _expire_waits() discards, longest expired first. tick() also uses
+-- them to lock every run of its pass up front.
+CREATE OR REPLACE FUNCTION cyclone._deadline_candidates(p_now timestamptz, p_limit int)
+RETURNS SETOF uuid
+LANGUAGE sql STABLE
+SET search_path = cyclone, pg_temp
+AS $$
+    SELECT r.id
+      FROM cyclone.cyclone_runs r
+     WHERE r.state = 'running' AND r.deadline_at < p_now
+     ORDER BY r.deadline_at, r.id
+     LIMIT p_limit
+$$;
+
+CREATE OR REPLACE FUNCTION cyclone._wait_candidates(p_now timestamptz, p_limit int)
+RETURNS TABLE (id bigint, run_id uuid)
+LANGUAGE sql STABLE
+SET search_path = cyclone, pg_temp
+AS $$
+    SELECT s.id, s.run_id
+      FROM cyclone.cyclone_steps s
+      JOIN cyclone.cyclone_runs r ON r.id = s.run_id AND r.state = 'running'
+     WHERE s.state = 'waiting' AND s.wait_expires_at < p_now
+     ORDER BY s.wait_expires_at, s.id
+     LIMIT p_limit
+$$;
+
 CREATE OR REPLACE FUNCTION cyclone.enforce_deadlines(p_limit int DEFAULT 100)
 RETURNS SETOF uuid
 LANGUAGE plpgsql
@@ -50,10 +78,7 @@ DECLARE
     v_ids uuid[];
 BEGIN
     PERFORM cyclone._require('enforce_deadlines', p_limit > 0, 'p_limit must be positive');
-    v_ids := ARRAY(SELECT r.id FROM cyclone_runs r
-                    WHERE r.state = 'running' AND r.deadline_at < v_now
-                    ORDER BY r.deadline_at, r.id
-                    LIMIT p_limit);
+    v_ids := ARRAY(SELECT cyclone._deadline_candidates(v_now, p_limit));
     -- Locked in root-run order, then failed most overdue first.
     FOR v_run_id IN SELECT u FROM unnest(v_ids) u ORDER BY cyclone._root_run(u), u LOOP
         PERFORM cyclone._lock_run(v_run_id);
@@ -82,11 +107,7 @@ DECLARE
 BEGIN
     FOR v_candidate IN
         SELECT c.id, c.run_id
-          FROM (SELECT s.id, s.run_id FROM cyclone_steps s
-                  JOIN cyclone_runs r ON r.id = s.run_id AND r.state = 'running'
-                 WHERE s.state = 'waiting' AND s.wait_expires_at < v_now
-                 ORDER BY s.wait_expires_at, s.id
-                 LIMIT p_limit) c
+          FROM cyclone._wait_candidates(v_now, p_limit) c
          ORDER BY cyclone._root_run(c.run_id), c.run_id, c.id
     LOOP
         CONTINUE WHEN (cyclone._lock_run(v_candidate.run_id)).state IS DISTINCT FROM 'running';

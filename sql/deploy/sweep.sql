@@ -8,6 +8,20 @@
 -- generation.
 BEGIN;
 
+-- The steps sweep() acts on: running past their lease or their timeout, oldest
+-- first. tick() also uses it to lock every run of its pass up front.
+CREATE OR REPLACE FUNCTION cyclone._sweep_candidates(p_now timestamptz, p_limit int)
+RETURNS TABLE (id bigint, run_id uuid, lease_generation bigint)
+LANGUAGE sql STABLE
+SET search_path = cyclone, pg_temp
+AS $$
+    SELECT s.id, s.run_id, s.lease_generation
+      FROM cyclone.cyclone_steps s
+     WHERE s.state = 'running' AND (s.lease_expiry < p_now OR s.started_at + s.timeout < p_now)
+     ORDER BY s.id
+     LIMIT p_limit
+$$;
+
 CREATE OR REPLACE FUNCTION cyclone.sweep(p_max_reclaims int DEFAULT 0, p_limit int DEFAULT 100)
 RETURNS TABLE (step_id bigint, run_id uuid, node text, action text)
 LANGUAGE plpgsql
@@ -24,11 +38,7 @@ BEGIN
     PERFORM cyclone._require('sweep', p_limit > 0, 'p_limit must be positive');
     FOR v_candidate IN
         SELECT c.id, c.run_id, c.lease_generation
-          FROM (SELECT s.id, s.run_id, s.lease_generation FROM cyclone_steps s
-                 WHERE s.state = 'running'
-                   AND (s.lease_expiry < v_now OR s.started_at + s.timeout < v_now)
-                 ORDER BY s.id
-                 LIMIT p_limit) c
+          FROM cyclone._sweep_candidates(v_now, p_limit) c
          ORDER BY cyclone._root_run(c.run_id), c.run_id, c.id
     LOOP
         PERFORM cyclone._lock_run(v_candidate.run_id);

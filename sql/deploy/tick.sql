@@ -23,22 +23,15 @@ DECLARE
     v_discarded jsonb;
     v_run_id uuid;
 BEGIN
-    -- The candidates of sweep(), enforce_deadlines() and _expire_waits(), with
-    -- the same predicates and limits.
+    -- Every run the three phases below will act on, locked first (same
+    -- candidate functions, same limits).
     FOR v_run_id IN
         SELECT d.run_id
-          FROM (SELECT DISTINCT u.run_id FROM (
-                   (SELECT s.run_id FROM cyclone_steps s
-                     WHERE s.state = 'running' AND (s.lease_expiry < v_now OR s.started_at + s.timeout < v_now)
-                     ORDER BY s.id LIMIT 100)
-                   UNION ALL
-                   (SELECT r.id FROM cyclone_runs r
-                     WHERE r.state = 'running' AND r.deadline_at < v_now
-                     ORDER BY r.deadline_at, r.id LIMIT 100)
-                   UNION ALL
-                   (SELECT s.run_id FROM cyclone_steps s JOIN cyclone_runs r ON r.id = s.run_id AND r.state = 'running'
-                     WHERE s.state = 'waiting' AND s.wait_expires_at < v_now
-                     ORDER BY s.wait_expires_at, s.id LIMIT 100)) u) d
+          FROM (SELECT c.run_id FROM cyclone._sweep_candidates(v_now, 100) c
+                UNION
+                SELECT c FROM cyclone._deadline_candidates(v_now, 100) c
+                UNION
+                SELECT c.run_id FROM cyclone._wait_candidates(v_now, 100) c) d
          ORDER BY cyclone._root_run(d.run_id), d.run_id
     LOOP
         PERFORM cyclone._lock_run(v_run_id);
