@@ -165,8 +165,9 @@ def test_sigterm_drains_in_flight_steps_then_exits(
     p = Proc(dsn, tmp_path, "--concurrency", "1", "--lease-ttl", "0.6", "--poll-interval", "0.1")
     procs.append(p)
     wait_for(lambda: markers(tmp_path, first_id), what="the step to start")
-    second = client.submit("crashy", {"mode": "sleep", "seconds": 0})
     p.kill(signal.SIGTERM)
+    wait_for(lambda: "signal received" in p.log.read_text(), what="the worker to see the signal")
+    second = client.submit("crashy", {"mode": "sleep", "seconds": 0})
     assert p.wait(10) == 0
     assert client.get_run(first).state == "completed"
     assert only_step(client, second).state == "available"  # not claimed after SIGTERM
