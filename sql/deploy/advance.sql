@@ -400,11 +400,13 @@ $$;
 CREATE OR REPLACE FUNCTION cyclone._insert_steps(p_run_ids uuid[], p_inputs jsonb[], p_definition jsonb,
                                                  p_scheduled_at timestamptz)
 RETURNS void
-LANGUAGE sql
+LANGUAGE plpgsql
 SET search_path = cyclone, pg_temp
 AS $$
-    INSERT INTO cyclone.cyclone_steps (run_id, node, handler, kind, state, deps, on_dep_failure, priority,
-                                       max_attempts, timeout, signal, child_workflow, max_wait, input, scheduled_at)
+BEGIN
+    -- PL/pgSQL, not SQL, so that the plan is cached: submit is a hot path too.
+    INSERT INTO cyclone_steps (run_id, node, handler, kind, state, deps, on_dep_failure, priority,
+                               max_attempts, timeout, signal, child_workflow, max_wait, input, scheduled_at)
     SELECT r.id, n.name, n.handler, n.kind,
            CASE WHEN n.kind = 'task' AND cardinality(n.deps) = 0 THEN 'available' ELSE 'pending' END,
            n.deps, n.on_dep_failure, n.priority, n.max_attempts, n.timeout, n.signal, n.workflow,
@@ -412,7 +414,8 @@ AS $$
       FROM unnest(p_run_ids, p_inputs) AS r(id, input)
      CROSS JOIN jsonb_to_recordset(p_definition -> 'nodes') AS n(
                name text, handler text, kind text, deps text[], on_dep_failure text, priority int,
-               max_attempts int, timeout interval, signal text, workflow text, max_wait interval)
+               max_attempts int, timeout interval, signal text, workflow text, max_wait interval);
+END
 $$;
 
 -- Creates a run and its steps (root tasks available at p_run_at or now, the

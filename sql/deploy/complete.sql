@@ -3,7 +3,7 @@
 -- generation), then the DAG advance in the same transaction. A late result (after
 -- a reclaim, timeout, cancel or deadline) matches nothing and changes nothing.
 -- Lock order: the run (after its ancestors), then its steps.
--- The worker's hot path (claim, renew, complete, complete_many, fail) runs with
+-- The hot path (submit, claim, renew, complete, complete_many, fail) runs with
 -- plan_cache_mode = force_generic_plan: its statements have good generic plans,
 -- and planning them again on every call cost more than executing them.
 BEGIN;

@@ -28,6 +28,7 @@ RETURNS uuid
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = cyclone, pg_temp
+SET plan_cache_mode = force_generic_plan
 AS $$
 BEGIN
     IF p_workflow IS NULL THEN
