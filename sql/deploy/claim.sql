@@ -45,6 +45,13 @@ LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = cyclone, pg_temp
 SET plan_cache_mode = force_generic_plan
+-- Always walk the claimable index in claim order and stop at p_limit: with the
+-- statistics of a table that has just grown (before autovacuum analyses it)
+-- the planner would otherwise read and sort the whole backlog. No JIT: these
+-- are short OLTP statements, and the costs above would make it compile them.
+SET enable_seqscan = off
+SET enable_bitmapscan = off
+SET jit = off
 AS $$
 #variable_conflict use_column
 DECLARE
