@@ -148,12 +148,10 @@ class WorkerProcess:
 
 
 def start_worker(dsn: str, *, concurrency: int = 10, poll_interval: float = 1.0) -> WorkerProcess:
-    """One worker process (``cyclone_py.worker.main``, what ``cyclone worker``
-    runs) serving bench.apps:app."""
+    """One ``cyclone worker`` process serving bench.apps:app."""
     cmd = [
-        sys.executable, "-c", "import sys; from cyclone_py.worker import main; sys.exit(main(sys.argv[1:]))",
+        sys.executable, "-m", "cyclone_py.cli", "--dsn", dsn, "worker",
         "--app", "bench.apps:app",
-        "--dsn", dsn,
         "--concurrency", str(concurrency),
         "--poll-interval", str(poll_interval),
         "--shutdown-grace", "5",

@@ -22,6 +22,7 @@ from uuid import UUID
 
 import psycopg
 import psycopg_pool
+from psycopg import sql
 from psycopg.rows import class_row
 from psycopg.types.json import Jsonb
 
@@ -606,3 +607,21 @@ class Client:
                 (_uuid(run_id),),
             ).fetchall()
         return {str(r[0]): int(r[1]) for r in rows}
+
+
+#: The NOTIFY channels the engine sends on (see docs/concepts.md).
+WAKEUP_CHANNEL = "cyclone_wakeup"
+CANCEL_CHANNEL = "cyclone_cancel"
+DISCARD_CHANNEL = "cyclone_discard"
+
+
+@contextmanager
+def listen(
+    dsn: str, channels: Sequence[str], *, application_name: str = "cyclone-listener"
+) -> Iterator[psycopg.Connection[Any]]:
+    """A dedicated autocommit connection that LISTENs on ``channels``; iterate
+    ``conn.notifies(timeout=...)`` to receive. Closed on exit."""
+    with psycopg.connect(dsn, autocommit=True, application_name=application_name) as conn:
+        for channel in channels:
+            conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(channel)))
+        yield conn

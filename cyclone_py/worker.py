@@ -1,7 +1,7 @@
 """The worker: claim steps, run handlers, heartbeat, report results.
 
 The worker owns no state rule. It calls ``cyclone.claim`` for as many steps
-as it has free handler slots, runs each handler in a thread pool, renews each
+as it has free handler slots (plus a prefetch buffer), runs each handler in a thread pool, renews each
 step's lease on that step's own schedule (every ``lease_ttl/3`` with a random
 first phase and +-10% jitter), and reports through ``complete_many`` (batched:
 whatever finished while the previous report was in flight) or ``fail``. Every
@@ -24,7 +24,6 @@ Signals: the first SIGTERM/SIGINT stops claiming and waits up to
 
 from __future__ import annotations
 
-import argparse
 import heapq
 import itertools
 import json
@@ -48,8 +47,8 @@ from typing import Any
 from uuid import UUID
 
 from cyclone_py import errors
-from cyclone_py.client import ClaimedStep, Client
-from cyclone_py.workflow import App, StepContext, Workflow, as_app, load_app
+from cyclone_py.client import CANCEL_CHANNEL, WAKEUP_CHANNEL, ClaimedStep, Client, listen
+from cyclone_py.workflow import App, StepContext, Workflow, as_app
 
 __all__ = ["Backoff", "ErrorHook", "KeyValueFormatter", "Outcome", "Worker", "execute", "main"]
 
@@ -790,16 +789,14 @@ class Worker:
         delay = 0.1
         while not self._closing.is_set():
             try:
-                with psycopg.connect(self.dsn, autocommit=True, application_name="cyclone-listener") as conn:
-                    conn.execute("LISTEN cyclone_wakeup")
-                    conn.execute("LISTEN cyclone_cancel")
+                with listen(self.dsn, (WAKEUP_CHANNEL, CANCEL_CHANNEL)) as conn:
                     delay = 0.1
                     self._on_wakeup()  # we may have missed some while (re)connecting
                     while not self._closing.is_set():
                         for note in conn.notifies(timeout=0.5):
-                            if note.channel == "cyclone_cancel":
+                            if note.channel == CANCEL_CHANNEL:
                                 self.cancel_run(note.payload)
-                            elif note.channel == "cyclone_wakeup":
+                            elif note.channel == WAKEUP_CHANNEL:
                                 self._on_wakeup()
             except psycopg.Error as exc:
                 if self._closing.is_set():
@@ -822,41 +819,6 @@ def _hard_exit(code: int) -> None:
     os._exit(code)
 
 
-# -- python -m cyclone_py.worker --------------------------------------------
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m cyclone_py.worker --app MODULE:ATTR``: a worker process."""
-    parser = argparse.ArgumentParser(prog="python -m cyclone_py.worker")
-    parser.add_argument("--app", required=True, help="MODULE:ATTR of an App or Workflow")
-    parser.add_argument("--dsn", default=None)
-    parser.add_argument("--concurrency", type=int, default=10)
-    parser.add_argument("--lease-ttl", type=float, default=30.0)
-    parser.add_argument("--poll-interval", type=float, default=1.0)
-    parser.add_argument("--max-reclaims", type=int, default=0)
-    parser.add_argument("--shutdown-grace", type=float, default=30.0)
-    parser.add_argument("--name", default=None)
-    parser.add_argument("--log-level", default=os.environ.get("CYCLONE_LOG_LEVEL", "INFO"))
-    args = parser.parse_args(argv)
-    handler = logging.StreamHandler()
-    handler.setFormatter(KeyValueFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    logging.basicConfig(level=args.log_level.upper(), handlers=[handler])
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
-    worker = Worker(
-        load_app(args.app),
-        args.dsn,
-        concurrency=args.concurrency,
-        lease_ttl=args.lease_ttl,
-        poll_interval=args.poll_interval,
-        max_reclaims=args.max_reclaims,
-        name=args.name,
-        shutdown_grace=args.shutdown_grace,
-    )
-    worker.run()
-    return 0
-
-
 class KeyValueFormatter(logging.Formatter):
     """Plain log lines with the structured ``extra`` fields appended as key=value."""
 
@@ -867,9 +829,3 @@ class KeyValueFormatter(logging.Formatter):
         extras = " ".join(f"{k}={v}" for k, v in vars(record).items() if k not in self._standard)
         return f"{line} {extras}" if extras else line
 
-
-if __name__ == "__main__":
-    # Delegate to the package's module object, not this __main__ copy.
-    from cyclone_py.worker import main as _main
-
-    sys.exit(_main())

@@ -33,7 +33,7 @@ def wait_for(pred: Callable[[], Any], timeout: float = 15.0, what: str = "condit
 
 
 class Proc:
-    """A worker process running :func:`cyclone_py.worker.main`."""
+    """A ``cyclone worker`` process."""
 
     def __init__(self, dsn: str, tmp: Path, *args: str, hang: bool = False) -> None:
         env = dict(os.environ)
@@ -43,8 +43,8 @@ class Proc:
         self.log = tmp / f"worker-{time.monotonic_ns()}.log"
         self._fh = open(self.log, "w")
         self.p = subprocess.Popen(
-            [sys.executable, "-c", "import sys; from cyclone_py.worker import main; sys.exit(main())",
-             "--app", "apps.crashy:app", "--dsn", dsn, "--log-level", "DEBUG", *args],
+            [sys.executable, "-m", "cyclone_py.cli", "--dsn", dsn, "worker",
+             "--app", "apps.crashy:app", "--log-level", "debug", *args],
             env=env, cwd=str(ROOT), stdout=self._fh, stderr=subprocess.STDOUT,
         )
 
