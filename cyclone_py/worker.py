@@ -2,8 +2,8 @@
 
 The worker owns no state rule. It calls ``cyclone.claim`` for as many steps
 as it has free handler slots plus a prefetch buffer, runs each handler in a
-thread pool, renews each step's lease on that step's own schedule (every ``lease_ttl/3`` with a random
-first phase and +-10% jitter), and reports through ``complete_many`` (batched:
+thread pool, renews each step's lease on that step's own schedule (every
+``lease_ttl/3`` with a random first phase and +-10% jitter), and reports through ``complete_many`` (batched:
 whatever finished while the previous report was in flight) or ``fail``. Every
 poll interval it calls ``cyclone.tick`` so that expired leases, timeouts,
 deadlines and ``max_wait`` are handled even with no pg_cron.
