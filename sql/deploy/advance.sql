@@ -86,16 +86,17 @@ BEGIN
 END
 $$;
 
--- Ends a run as cancelled (the caller holds its lock, or its parent's), with
--- every non-terminal step cancelled; a no-op on a terminal run.
-CREATE OR REPLACE FUNCTION cyclone._cancel_run(p_run_id uuid, p_error text)
+-- Ends a live run as cancelled or failed (the caller holds its lock, or an
+-- ancestor's): every non-terminal step is cancelled with p_error, child runs are
+-- cancelled, the parent's child node is told. False (a no-op) on a terminal run.
+CREATE OR REPLACE FUNCTION cyclone._end_run(p_run_id uuid, p_state text, p_error text)
 RETURNS boolean
 LANGUAGE plpgsql
 SET search_path = cyclone, pg_temp
 AS $$
 BEGIN
     UPDATE cyclone_runs
-       SET state = 'cancelled', finished_at = cyclone.now(), paused_at = NULL
+       SET state = p_state, finished_at = cyclone.now(), paused_at = NULL
      WHERE id = p_run_id AND state IN ('running', 'paused');
     IF NOT FOUND THEN
         RETURN false;
@@ -106,22 +107,21 @@ BEGIN
 END
 $$;
 
--- Ends a run as failed (fail fast): every non-terminal step cancelled with the
--- reason, child runs cancelled, the parent's child node told.
-CREATE OR REPLACE FUNCTION cyclone._fail_run(p_run_id uuid, p_error text)
-RETURNS void
-LANGUAGE plpgsql
+CREATE OR REPLACE FUNCTION cyclone._cancel_run(p_run_id uuid, p_error text)
+RETURNS boolean
+LANGUAGE sql
 SET search_path = cyclone, pg_temp
 AS $$
-BEGIN
-    UPDATE cyclone_runs
-       SET state = 'failed', finished_at = cyclone.now(), paused_at = NULL
-     WHERE id = p_run_id AND state IN ('running', 'paused');
-    IF FOUND THEN
-        PERFORM cyclone._cancel_steps(p_run_id, NULL, p_error);
-        PERFORM cyclone._notify_parent(p_run_id);
-    END IF;
-END
+    SELECT cyclone._end_run(p_run_id, 'cancelled', p_error)
+$$;
+
+-- Fail fast: the run fails and everything still live in it is cancelled.
+CREATE OR REPLACE FUNCTION cyclone._fail_run(p_run_id uuid, p_error text)
+RETURNS void
+LANGUAGE sql
+SET search_path = cyclone, pg_temp
+AS $$
+    SELECT cyclone._end_run(p_run_id, 'failed', p_error)
 $$;
 
 -- Discards one step that the caller has locked and checked, then applies the

@@ -11,6 +11,7 @@ DROP FUNCTION cyclone._on_discard(cyclone.cyclone_steps);
 DROP FUNCTION cyclone._discard_step(bigint, text, text);
 DROP FUNCTION cyclone._fail_run(uuid, text);
 DROP FUNCTION cyclone._cancel_run(uuid, text);
+DROP FUNCTION cyclone._end_run(uuid, text, text);
 DROP FUNCTION cyclone._cancel_steps(uuid, bigint[], text);
 DROP FUNCTION cyclone._root_run(uuid);
 DROP FUNCTION cyclone._lock_run(uuid);
