@@ -593,9 +593,9 @@ class Client:
         )
 
     def workflows(self) -> dict[str, Any]:
-        """Registered workflow definitions by name (reads the table: owner or cyclone_admin)."""
+        """Registered workflow definitions by name (``cyclone_v_workflows``)."""
         with self._conn() as conn:
-            rows = conn.execute("SELECT name, definition FROM cyclone.cyclone_workflows ORDER BY name").fetchall()
+            rows = conn.execute("SELECT name, definition FROM cyclone.cyclone_v_workflows ORDER BY name").fetchall()
         return {str(r[0]): r[1] for r in rows}
 
     def step_counts(self, run_id: RunId) -> dict[str, int]:

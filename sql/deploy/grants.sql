@@ -27,7 +27,8 @@ GRANT EXECUTE ON FUNCTION
     cyclone.signal(uuid, text, jsonb),
     cyclone.now()
 TO cyclone_client;
-GRANT SELECT ON cyclone.cyclone_v_runs, cyclone.cyclone_v_steps, cyclone.cyclone_v_dlq TO cyclone_client;
+GRANT SELECT ON cyclone.cyclone_v_runs, cyclone.cyclone_v_steps, cyclone.cyclone_v_dlq, cyclone.cyclone_v_workflows
+    TO cyclone_client;
 
 -- The admin role gets every public function (not the internal _helpers, which
 -- only the SECURITY DEFINER functions call) and reads everything.

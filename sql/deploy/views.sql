@@ -3,6 +3,10 @@
 -- timestamp of every terminal state (there is no discarded_at).
 BEGIN;
 
+CREATE OR REPLACE VIEW cyclone.cyclone_v_workflows AS
+SELECT w.name, w.definition, w.updated_at FROM cyclone.cyclone_workflows w;
+COMMENT ON VIEW cyclone.cyclone_v_workflows IS 'Registered workflows with their normalised definitions.';
+
 CREATE OR REPLACE VIEW cyclone.cyclone_v_runs AS
 SELECT r.id, r.workflow, r.state, r.input, r.output, r.created_at, r.started_at,
        r.finished_at, r.deadline_at, r.paused_at, r.parent_run_id, r.parent_step_id,

@@ -1,5 +1,6 @@
 -- Verify cyclone:views
 BEGIN;
+SELECT name, definition, updated_at FROM cyclone.cyclone_v_workflows WHERE FALSE;
 SELECT id, workflow, state, input, output, created_at, finished_at, deadline_at, paused_at
   FROM cyclone.cyclone_v_runs WHERE FALSE;
 SELECT run_id, node, kind, state, attempt, max_attempts, reclaims, error, error_kind,

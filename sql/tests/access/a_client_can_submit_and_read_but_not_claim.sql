@@ -1,7 +1,7 @@
 -- Under SET ROLE cyclone_client: submit, get_run and the views work; claim, retry,
 -- direct table reads and writes are refused with 42501.
 BEGIN;
-SELECT plan(8);
+SELECT plan(9);
 
 SELECT cyclone_test.one_step('one');
 
@@ -13,6 +13,7 @@ SELECT is((SELECT input FROM cyclone.cyclone_v_runs WHERE id = (SELECT run_id FR
 SELECT is((SELECT state FROM cyclone.cyclone_v_steps WHERE run_id = (SELECT run_id FROM t)), 'available',
           'the client reads cyclone_v_steps');
 SELECT lives_ok($$SELECT count(*) FROM cyclone.cyclone_v_dlq$$, 'the client reads cyclone_v_dlq');
+SELECT lives_ok($$SELECT count(*) FROM cyclone.cyclone_v_workflows$$, 'the client reads cyclone_v_workflows');
 SELECT throws_ok($$SELECT cyclone.claim('w1')$$, '42501', NULL, 'cyclone.claim: 42501');
 SELECT throws_ok(format($$SELECT cyclone.retry(%L, 'work')$$, (SELECT run_id FROM t)), '42501', NULL, 'cyclone.retry: 42501');
 SELECT throws_ok($$SELECT * FROM cyclone.cyclone_runs$$, '42501', NULL, 'reading cyclone_runs directly: 42501');
