@@ -12,37 +12,15 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 from uuid import UUID
 
 import psycopg
 import pytest
-from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
-Conn = psycopg.Connection[Any]
-Row = dict[str, Any]
-
-
-def connect(dsn: str) -> Conn:
-    return psycopg.connect(dsn, autocommit=True, row_factory=dict_row)
-
-
-@pytest.fixture
-def db(dsn: str) -> Iterator[Conn]:
-    with connect(dsn) as c:
-        yield c
-
-
-def define(c: Conn, name: str, nodes: list[dict[str, Any]], max_attempts: int = 3) -> None:
-    c.execute("SELECT cyclone.define_workflow(%s, %s)", (name, Jsonb({"max_attempts": max_attempts, "nodes": nodes})))
-
-
-def submit(c: Conn, workflow: str, deadline: str | None = None) -> UUID:
-    row = c.execute("SELECT cyclone.submit(%s, '{}', %s::interval) AS id", (workflow, deadline)).fetchone()
-    assert row is not None
-    return UUID(str(row["id"]))
+from sqlapi import Conn, Row, connect, db, define, submit  # noqa: F401  (db is a fixture)
 
 
 def claim_node(c: Conn, run_id: UUID, node: str, worker: str) -> Row:
@@ -242,7 +220,7 @@ def test_a_tick_whose_phases_touch_runs_out_of_order_does_not_deadlock_with_a_ba
     takes all its runs up front in the one lock order, that is 40P01."""
     define(db, "two", [{"name": "a"}, {"name": "b"}])
     while True:
-        y = submit(db, "two", "5 seconds")
+        y = submit(db, "two", deadline="5 seconds")
         x = submit(db, "two")
         if y < x:
             break

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 from uuid import UUID
 
@@ -30,32 +30,7 @@ from psycopg.types.json import Jsonb
 from cyclone_py import Worker, Workflow
 from cyclone_py.workflow import StepContext
 
-Conn = psycopg.Connection[Any]
-Row = dict[str, Any]
-
-# -- helpers over the SQL API -------------------------------------------------
-
-
-def connect(dsn: str) -> Conn:
-    return psycopg.connect(dsn, autocommit=True, row_factory=dict_row)
-
-
-@pytest.fixture
-def db(dsn: str) -> Iterator[Conn]:
-    with connect(dsn) as c:
-        yield c
-
-
-def define(c: Conn, name: str, nodes: list[dict[str, Any]], max_attempts: int = 3) -> str:
-    c.execute("SELECT cyclone.define_workflow(%s, %s)",
-              (name, Jsonb({"max_attempts": max_attempts, "nodes": nodes})))
-    return name
-
-
-def submit(c: Conn, workflow: str, payload: Any = None) -> UUID:
-    row = c.execute("SELECT cyclone.submit(%s, %s) AS id", (workflow, Jsonb(payload or {}))).fetchone()
-    assert row is not None
-    return UUID(str(row["id"]))
+from sqlapi import Conn, Row, connect, db, define, submit  # noqa: F401  (db is a fixture)
 
 
 def claim(c: Conn, worker: str, handlers: list[str] | None = None, limit: int = 1,
