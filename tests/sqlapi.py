@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from typing import Any
 from uuid import UUID
 
@@ -37,3 +38,29 @@ def submit(c: Conn, workflow: str, payload: Any = None, deadline: str | None = N
                     (workflow, Jsonb(payload or {}), deadline)).fetchone()
     assert row is not None
     return UUID(str(row["id"]))
+
+
+class Call(threading.Thread):
+    """Run ``fn`` in a thread and keep its result or exception."""
+
+    def __init__(self, fn: Callable[[], Any], barrier: threading.Barrier | None = None) -> None:
+        super().__init__(daemon=True)
+        self.fn = fn
+        self.barrier = barrier
+        self.result: Any = None
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            if self.barrier is not None:
+                self.barrier.wait(10)
+            self.result = self.fn()
+        except BaseException as exc:  # re-raised by value()
+            self.error = exc
+
+    def value(self, timeout: float = 30.0) -> Any:
+        self.join(timeout)
+        assert not self.is_alive(), "the call did not return"
+        if self.error is not None:
+            raise self.error
+        return self.result

@@ -20,7 +20,7 @@ import psycopg
 import pytest
 from psycopg.types.json import Jsonb
 
-from sqlapi import Conn, Row, connect, db, define, submit  # noqa: F401  (db is a fixture)
+from sqlapi import Call, Conn, Row, connect, db, define, submit  # noqa: F401  (db is a fixture)
 
 
 def claim_node(c: Conn, run_id: UUID, node: str, worker: str) -> Row:
@@ -47,29 +47,11 @@ def run_state(c: Conn, run_id: UUID) -> str:
     return str(row["state"])
 
 
-class Racer(threading.Thread):
-    """Waits on the barrier, then runs ``fn``; keeps the result or the exception."""
-
-    def __init__(self, barrier: threading.Barrier, fn: Callable[[], Any]) -> None:
-        super().__init__(daemon=True)
-        self.barrier = barrier
-        self.fn = fn
-        self.result: Any = None
-        self.error: BaseException | None = None
-
-    def run(self) -> None:
-        try:
-            self.barrier.wait(10)
-            self.result = self.fn()
-        except BaseException as exc:
-            self.error = exc
-
-
 def race(*fns: Callable[[], Any]) -> list[Any]:
     """Run the functions at the same instant; re-raise the first error (a
     deadlock would surface here as psycopg.errors.DeadlockDetected)."""
     barrier = threading.Barrier(len(fns))
-    racers = [Racer(barrier, fn) for fn in fns]
+    racers = [Call(fn, barrier) for fn in fns]
     for r in racers:
         r.start()
     for r in racers:
@@ -233,10 +215,10 @@ def test_a_tick_whose_phases_touch_runs_out_of_order_does_not_deadlock_with_a_ba
 
     with psycopg.connect(dsn) as heartbeat, connect(dsn) as ticker, connect(dsn) as reporter:
         heartbeat.execute("SELECT 1 FROM cyclone.cyclone_steps WHERE run_id = %s AND node = 'a' FOR UPDATE", (x,))
-        tick = Racer(threading.Barrier(1), lambda: ticker.execute("SELECT cyclone.tick() AS t").fetchone())
+        tick = Call(lambda: ticker.execute("SELECT cyclone.tick() AS t").fetchone())
         tick.start()
         wait_until_blocked(db, ticker.info.backend_pid)
-        batch = Racer(threading.Barrier(1), lambda: complete_many(reporter, "w", [y_a, x_b]))
+        batch = Call(lambda: complete_many(reporter, "w", [y_a, x_b]))
         batch.start()
         wait_until_blocked(db, reporter.info.backend_pid)
         heartbeat.commit()

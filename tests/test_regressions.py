@@ -30,7 +30,7 @@ from psycopg.types.json import Jsonb
 from cyclone_py import Worker, Workflow
 from cyclone_py.workflow import StepContext
 
-from sqlapi import Conn, Row, connect, db, define, submit  # noqa: F401  (db is a fixture)
+from sqlapi import Call, Conn, Row, connect, db, define, submit  # noqa: F401  (db is a fixture)
 
 
 def claim(c: Conn, worker: str, handlers: list[str] | None = None, limit: int = 1,
@@ -113,32 +113,6 @@ def wait_until_blocked(observer: Conn, pid: int, timeout: float = 10.0) -> None:
             return
         time.sleep(0.005)
     raise AssertionError(f"backend {pid} never blocked on a lock")
-
-
-class Call(threading.Thread):
-    """Run ``fn`` in a thread and keep its result or exception."""
-
-    def __init__(self, fn: Callable[[], Any], barrier: threading.Barrier | None = None) -> None:
-        super().__init__(daemon=True)
-        self.fn = fn
-        self.barrier = barrier
-        self.result: Any = None
-        self.error: BaseException | None = None
-
-    def run(self) -> None:
-        try:
-            if self.barrier is not None:
-                self.barrier.wait(10)
-            self.result = self.fn()
-        except BaseException as exc:  # re-raised by value()
-            self.error = exc
-
-    def value(self, timeout: float = 30.0) -> Any:
-        self.join(timeout)
-        assert not self.is_alive(), "the call did not return"
-        if self.error is not None:
-            raise self.error
-        return self.result
 
 
 REPORTS: dict[str, Callable[[Conn, int, str, int], Any]] = {
