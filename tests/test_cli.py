@@ -24,6 +24,7 @@ from click.testing import CliRunner, Result
 
 from cyclone_py import App, Client, Permanent, Worker, Workflow, cli
 from cyclone_py.workflow import StepContext
+from helpers import wait_for
 
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
@@ -43,16 +44,6 @@ doomed = Workflow("doomed")
 @doomed.step()
 def boom(ctx: StepContext) -> Any:
     raise Permanent("card declined")
-
-
-def wait_for(pred: Callable[[], Any], timeout: float = 20.0, what: str = "condition") -> Any:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        value = pred()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 # -- fixtures and helpers -----------------------------------------------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
@@ -14,18 +14,9 @@ import pytest
 from cyclone_py import App, Permanent, Worker, Workflow, errors
 from cyclone_py.client import Client, StepRow
 from cyclone_py.workflow import StepContext
+from helpers import wait_for
 
 FAST: dict[str, Any] = {"poll_interval": 0.1, "shutdown_grace": 5.0}
-
-
-def wait_for(pred: Callable[[], Any], timeout: float = 10.0, what: str = "condition") -> Any:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        value = pred()
-        if value:
-            return value
-        time.sleep(0.02)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -17,19 +17,10 @@ import pytest
 from cyclone_py import App, Worker, Workflow, errors
 from cyclone_py.client import Client, StepRow
 from cyclone_py.workflow import StepContext
+from helpers import wait_for
 
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
-
-
-def wait_for(pred: Callable[[], Any], timeout: float = 15.0, what: str = "condition") -> Any:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        value = pred()
-        if value:
-            return value
-        time.sleep(0.02)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 class Proc:
