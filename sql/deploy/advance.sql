@@ -299,11 +299,13 @@ BEGIN
     WITH done AS (
         UPDATE cyclone_runs r
            SET state = 'completed', finished_at = v_now, paused_at = NULL,
+               -- Leaves: nodes no step of the run depends on (the array of all
+               -- deps is computed once per run, not once per step).
                output = (SELECT coalesce(jsonb_object_agg(s.node, s.output), '{}')
                            FROM cyclone_steps s
                           WHERE s.run_id = r.id AND s.state = 'completed'
-                            AND NOT EXISTS (SELECT 1 FROM cyclone_steps t
-                                             WHERE t.run_id = r.id AND s.node = ANY (t.deps)))
+                            AND s.node <> ALL (ARRAY(SELECT unnest(t.deps) FROM cyclone_steps t
+                                                      WHERE t.run_id = r.id)))
          WHERE r.id = ANY (p_run_ids) AND r.state IN ('running', 'paused')
            AND NOT EXISTS (SELECT 1 FROM cyclone_steps s
                             WHERE s.run_id = r.id
@@ -339,19 +341,23 @@ AS $$
 DECLARE
     v_run_id uuid;
 BEGIN
+    -- Ready = every dependency completed, counted per pending step through
+    -- step_node_unique (deps hold no duplicates: define_workflow rejects them).
+    -- Not NOT EXISTS: the planner turns that into an anti join, and its generic
+    -- plan hashed the whole steps table on every call.
     UPDATE cyclone_steps s
        SET state = 'available', scheduled_at = cyclone.now()
      WHERE s.run_id = ANY (p_run_ids) AND s.state = 'pending' AND s.kind = 'task'
-       AND NOT EXISTS (SELECT 1 FROM cyclone_steps d
-                        WHERE d.run_id = s.run_id AND d.node = ANY (s.deps) AND d.state <> 'completed');
+       AND cardinality(s.deps) = (SELECT count(*) FROM cyclone_steps d
+                                   WHERE d.run_id = s.run_id AND d.node = ANY (s.deps) AND d.state = 'completed');
     IF FOUND THEN
         PERFORM pg_notify('cyclone_wakeup', '');
     END IF;
     FOR v_run_id IN
         SELECT DISTINCT s.run_id FROM cyclone_steps s
          WHERE s.run_id = ANY (p_run_ids) AND s.state = 'pending' AND s.kind <> 'task'
-           AND NOT EXISTS (SELECT 1 FROM cyclone_steps d
-                            WHERE d.run_id = s.run_id AND d.node = ANY (s.deps) AND d.state <> 'completed')
+           AND cardinality(s.deps) = (SELECT count(*) FROM cyclone_steps d
+                                       WHERE d.run_id = s.run_id AND d.node = ANY (s.deps) AND d.state = 'completed')
          ORDER BY s.run_id
     LOOP
         PERFORM cyclone._advance(v_run_id);

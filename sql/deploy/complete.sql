@@ -68,8 +68,10 @@ BEGIN
                              AND p_lease_generations IS NOT NULL AND p_outputs IS NOT NULL,
                              'p_worker and the three arrays are required');
     PERFORM cyclone._require('complete_many',
-        cardinality(p_step_ids) = cardinality(p_lease_generations) AND cardinality(p_step_ids) = cardinality(p_outputs),
-        'p_step_ids, p_lease_generations and p_outputs must have the same length');
+        cardinality(p_step_ids) = cardinality(p_lease_generations) AND cardinality(p_step_ids) = cardinality(p_outputs)
+        AND array_lower(p_step_ids, 1) IS NOT DISTINCT FROM array_lower(p_lease_generations, 1)
+        AND array_lower(p_step_ids, 1) IS NOT DISTINCT FROM array_lower(p_outputs, 1),
+        'p_step_ids, p_lease_generations and p_outputs must have the same length and bounds');
     PERFORM cyclone._require('complete_many',
         array_position(p_step_ids, NULL) IS NULL AND array_position(p_lease_generations, NULL) IS NULL,
         'step ids and lease generations must not contain NULL');
@@ -87,17 +89,18 @@ BEGIN
         PERFORM 1 FROM cyclone_runs r WHERE r.id = ANY (v_runs) ORDER BY r.id FOR NO KEY UPDATE;
     END IF;
 
-    WITH given AS (
-        SELECT u.id, u.gen, u.output FROM unnest(p_step_ids, p_lease_generations, p_outputs) AS u(id, gen, output)
-    ), done AS (
+    -- Each row finds its own element by array_position rather than through a
+    -- join with unnest(): the generic plan of such a join, from statistics that
+    -- see few running steps, rescanned the arrays for every row (quadratic in
+    -- the batch, with the outputs copied each time).
+    WITH done AS (
         UPDATE cyclone_steps s
-           SET state = 'completed', output = g.output, finished_at = v_now,
+           SET state = 'completed', output = p_outputs[array_position(p_step_ids, s.id)], finished_at = v_now,
                lease_owner = NULL, lease_expiry = NULL, error = NULL, error_kind = NULL
-          FROM given g
-         WHERE s.id = g.id
+         WHERE s.id = ANY (p_step_ids)
            AND s.state = 'running'
            AND s.lease_owner = p_worker
-           AND s.lease_generation = g.gen
+           AND s.lease_generation = p_lease_generations[array_position(p_step_ids, s.id)]
         RETURNING s.id, s.run_id
     )
     SELECT coalesce(array_agg(d.id), '{}'), array_agg(DISTINCT d.run_id ORDER BY d.run_id)
