@@ -7,6 +7,9 @@ fresh_deployed_db "$DB"
 psql -X -q -v ON_ERROR_STOP=1 -d "$DB" -c "CREATE EXTENSION IF NOT EXISTS plpgsql_check"
 
 report=$(psql -X -q -At -F ' | ' -v ON_ERROR_STOP=1 -d "$DB" <<'SQL'
+-- The internal helpers pin no search_path: they run inside the public functions,
+-- which pin this one.
+SET search_path = cyclone, pg_temp;
 WITH fns AS (
   SELECT p.oid, p.prorettype = 'trigger'::regtype AS is_trigger
   FROM pg_proc p
@@ -23,7 +26,7 @@ WITH fns AS (
 SELECT c.level, t.oid::regprocedure, 'line ' || coalesce(c.lineno::text, '?'),
        c.sqlstate, c.message, coalesce(c.detail, ''), coalesce(c.hint, '')
 FROM targets t
-CROSS JOIN LATERAL plpgsql_check_function_tb(t.oid, coalesce(t.relid, 0)::regclass,
+CROSS JOIN LATERAL public.plpgsql_check_function_tb(t.oid, coalesce(t.relid, 0)::regclass,
                                              fatal_errors => false) c
 WHERE NOT (t.is_trigger AND t.relid IS NULL)
 ORDER BY c.level, t.oid::regprocedure::text, c.lineno;

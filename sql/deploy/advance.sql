@@ -12,11 +12,10 @@ BEGIN;
 CREATE OR REPLACE FUNCTION cyclone._lock_run(p_run_id uuid)
 RETURNS cyclone.cyclone_runs
 LANGUAGE plpgsql
-SET search_path = cyclone, pg_temp
 AS $$
 DECLARE
     v_parent uuid;
-    v_run cyclone_runs;
+    v_run cyclone.cyclone_runs;
 BEGIN
     SELECT r.parent_run_id INTO v_parent FROM cyclone_runs r WHERE r.id = p_run_id;
     IF v_parent IS NOT NULL THEN
@@ -34,7 +33,6 @@ $$;
 CREATE OR REPLACE FUNCTION cyclone._root_run(p_run_id uuid)
 RETURNS uuid
 LANGUAGE sql STABLE
-SET search_path = cyclone, pg_temp
 AS $$
     WITH RECURSIVE chain(id, parent) AS (
         SELECT r.id, r.parent_run_id FROM cyclone.cyclone_runs r WHERE r.id = p_run_id
@@ -49,7 +47,6 @@ $$;
 CREATE OR REPLACE FUNCTION cyclone._cancel_steps(p_run_id uuid, p_step_ids bigint[], p_error text)
 RETURNS void
 LANGUAGE plpgsql
-SET search_path = cyclone, pg_temp
 AS $$
 DECLARE
     v_now timestamptz := cyclone.now();
@@ -92,7 +89,6 @@ $$;
 CREATE OR REPLACE FUNCTION cyclone._end_run(p_run_id uuid, p_state text, p_error text)
 RETURNS boolean
 LANGUAGE plpgsql
-SET search_path = cyclone, pg_temp
 AS $$
 BEGIN
     UPDATE cyclone_runs
@@ -110,7 +106,6 @@ $$;
 CREATE OR REPLACE FUNCTION cyclone._cancel_run(p_run_id uuid, p_error text)
 RETURNS boolean
 LANGUAGE sql
-SET search_path = cyclone, pg_temp
 AS $$
     SELECT cyclone._end_run(p_run_id, 'cancelled', p_error)
 $$;
@@ -119,7 +114,6 @@ $$;
 CREATE OR REPLACE FUNCTION cyclone._fail_run(p_run_id uuid, p_error text)
 RETURNS void
 LANGUAGE sql
-SET search_path = cyclone, pg_temp
 AS $$
     SELECT cyclone._end_run(p_run_id, 'failed', p_error)
 $$;
@@ -129,10 +123,9 @@ $$;
 CREATE OR REPLACE FUNCTION cyclone._discard_step(p_step_id bigint, p_error text, p_error_kind text)
 RETURNS void
 LANGUAGE plpgsql
-SET search_path = cyclone, pg_temp
 AS $$
 DECLARE
-    v_step cyclone_steps;
+    v_step cyclone.cyclone_steps;
 BEGIN
     UPDATE cyclone_steps
        SET state = 'discarded', error = p_error, error_kind = p_error_kind, finished_at = cyclone.now(),
@@ -155,7 +148,6 @@ $$;
 CREATE OR REPLACE FUNCTION cyclone._on_discard(p_step cyclone.cyclone_steps)
 RETURNS void
 LANGUAGE plpgsql
-SET search_path = cyclone, pg_temp
 AS $$
 DECLARE
     v_branch bigint[];
@@ -188,12 +180,11 @@ $$;
 CREATE OR REPLACE FUNCTION cyclone._advance(p_run_id uuid)
 RETURNS void
 LANGUAGE plpgsql
-SET search_path = cyclone, pg_temp
 AS $$
 DECLARE
     v_now timestamptz := cyclone.now();
     v_step record;
-    v_signal cyclone_signals;
+    v_signal cyclone.cyclone_signals;
     v_input jsonb;
     v_child uuid;
     v_again boolean := true;
@@ -277,7 +268,6 @@ $$;
 CREATE OR REPLACE FUNCTION cyclone._finish_runs(p_run_ids uuid[])
 RETURNS void
 LANGUAGE plpgsql
-SET search_path = cyclone, pg_temp
 AS $$
 DECLARE
     v_now timestamptz := cyclone.now();
@@ -324,7 +314,6 @@ $$;
 CREATE OR REPLACE FUNCTION cyclone._finish_if_done(p_run_id uuid)
 RETURNS void
 LANGUAGE sql
-SET search_path = cyclone, pg_temp
 AS $$
     SELECT cyclone._finish_runs(ARRAY[p_run_id])
 $$;
@@ -336,7 +325,6 @@ $$;
 CREATE OR REPLACE FUNCTION cyclone._advance_runs(p_run_ids uuid[])
 RETURNS void
 LANGUAGE plpgsql
-SET search_path = cyclone, pg_temp
 AS $$
 DECLARE
     v_run_id uuid;
@@ -373,10 +361,9 @@ $$;
 CREATE OR REPLACE FUNCTION cyclone._notify_parent(p_child_id uuid)
 RETURNS void
 LANGUAGE plpgsql
-SET search_path = cyclone, pg_temp
 AS $$
 DECLARE
-    v_child cyclone_runs;
+    v_child cyclone.cyclone_runs;
     v_step_id bigint;
 BEGIN
     SELECT r.* INTO v_child FROM cyclone_runs r WHERE r.id = p_child_id;
@@ -407,7 +394,6 @@ CREATE OR REPLACE FUNCTION cyclone._insert_steps(p_run_ids uuid[], p_inputs json
                                                  p_scheduled_at timestamptz)
 RETURNS void
 LANGUAGE plpgsql
-SET search_path = cyclone, pg_temp
 AS $$
 BEGIN
     -- PL/pgSQL, not SQL, so that the plan is cached: submit is a hot path too.
@@ -432,7 +418,6 @@ CREATE OR REPLACE FUNCTION cyclone._create_run(
     p_run_at timestamptz, p_parent_run_id uuid, p_parent_step_id bigint)
 RETURNS uuid
 LANGUAGE plpgsql
-SET search_path = cyclone, pg_temp
 AS $$
 DECLARE
     v_now timestamptz := cyclone.now();

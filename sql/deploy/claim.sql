@@ -8,7 +8,6 @@ BEGIN;
 CREATE OR REPLACE FUNCTION cyclone._require(p_function text, p_ok boolean, p_message text)
 RETURNS void
 LANGUAGE plpgsql IMMUTABLE
-SET search_path = cyclone, pg_temp
 AS $$
 BEGIN
     IF p_ok IS NULL THEN
@@ -24,7 +23,6 @@ $$;
 CREATE OR REPLACE FUNCTION cyclone._require_given(p_function text, p_given boolean, p_message text)
 RETURNS void
 LANGUAGE plpgsql IMMUTABLE
-SET search_path = cyclone, pg_temp
 AS $$
 BEGIN
     IF NOT p_given THEN
@@ -58,9 +56,13 @@ DECLARE
     v_now timestamptz := cyclone.now();
     v_ids bigint[];
 BEGIN
-    PERFORM cyclone._require('claim', p_worker <> '', 'p_worker must be a non-empty worker name');
-    PERFORM cyclone._require('claim', p_limit > 0, 'p_limit must be positive');
-    PERFORM cyclone._require('claim', p_lease_ttl > interval '0', 'p_lease_ttl must be positive');
+    -- One plain expression on the hot path; the checks that name the culprit
+    -- run only when it is false or NULL.
+    IF (p_worker <> '' AND p_limit > 0 AND p_lease_ttl > interval '0') IS NOT TRUE THEN
+        PERFORM cyclone._require('claim', p_worker <> '', 'p_worker must be a non-empty worker name');
+        PERFORM cyclone._require('claim', p_limit > 0, 'p_limit must be positive');
+        PERFORM cyclone._require('claim', p_lease_ttl > interval '0', 'p_lease_ttl must be positive');
+    END IF;
     -- Two spellings of one query, so that each has a good generic plan (an
     -- "p_handlers IS NULL OR ..." filter would not): the claim path runs with
     -- plan_cache_mode = force_generic_plan and never re-plans.
@@ -129,9 +131,12 @@ AS $$
 DECLARE
     v_now timestamptz := cyclone.now();
 BEGIN
-    PERFORM cyclone._require_given('renew', p_step_id IS NOT NULL AND p_worker IS NOT NULL
-                             AND p_lease_generation IS NOT NULL, 'p_step_id, p_worker and p_lease_generation are required');
-    PERFORM cyclone._require('renew', p_lease_ttl > interval '0', 'p_lease_ttl must be positive');
+    IF (p_step_id IS NOT NULL AND p_worker IS NOT NULL AND p_lease_generation IS NOT NULL
+        AND p_lease_ttl > interval '0') IS NOT TRUE THEN
+        PERFORM cyclone._require_given('renew', p_step_id IS NOT NULL AND p_worker IS NOT NULL
+                                 AND p_lease_generation IS NOT NULL, 'p_step_id, p_worker and p_lease_generation are required');
+        PERFORM cyclone._require('renew', p_lease_ttl > interval '0', 'p_lease_ttl must be positive');
+    END IF;
     -- Losing a renewal in a crash is harmless (the lease just ends sooner), so
     -- this transaction does not wait for the WAL flush.
     PERFORM set_config('synchronous_commit', 'off', true);

@@ -21,14 +21,22 @@ SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
     v_run_id uuid;
+    v_parent uuid;
 BEGIN
-    PERFORM cyclone._require_given('complete', p_step_id IS NOT NULL AND p_worker IS NOT NULL
-                             AND p_lease_generation IS NOT NULL, 'p_step_id, p_worker and p_lease_generation are required');
-    SELECT s.run_id INTO v_run_id FROM cyclone_steps s WHERE s.id = p_step_id;
+    IF p_step_id IS NULL OR p_worker IS NULL OR p_lease_generation IS NULL THEN
+        PERFORM cyclone._require_given('complete', p_step_id IS NOT NULL AND p_worker IS NOT NULL
+                                 AND p_lease_generation IS NOT NULL, 'p_step_id, p_worker and p_lease_generation are required');
+    END IF;
+    SELECT r.id, r.parent_run_id INTO v_run_id, v_parent
+      FROM cyclone_steps s JOIN cyclone_runs r ON r.id = s.run_id WHERE s.id = p_step_id;
     IF NOT FOUND THEN
         RETURN false;
     END IF;
-    PERFORM cyclone._lock_run(v_run_id);
+    IF v_parent IS NULL THEN  -- the common case: no ancestors to lock first
+        PERFORM 1 FROM cyclone_runs r WHERE r.id = v_run_id FOR NO KEY UPDATE;
+    ELSE
+        PERFORM cyclone._lock_run(v_run_id);
+    END IF;
     UPDATE cyclone_steps
        SET state = 'completed', output = p_output, finished_at = cyclone.now(),
            lease_owner = NULL, lease_expiry = NULL, error = NULL, error_kind = NULL

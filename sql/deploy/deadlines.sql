@@ -10,7 +10,6 @@ BEGIN;
 CREATE OR REPLACE FUNCTION cyclone._expire_deadline(p_run_id uuid)
 RETURNS void
 LANGUAGE plpgsql
-SET search_path = cyclone, pg_temp
 AS $$
 DECLARE
     v_now timestamptz := cyclone.now();
@@ -43,7 +42,6 @@ $$;
 CREATE OR REPLACE FUNCTION cyclone._deadline_candidates(p_now timestamptz, p_limit int)
 RETURNS SETOF uuid
 LANGUAGE sql STABLE
-SET search_path = cyclone, pg_temp
 AS $$
     SELECT r.id
       FROM cyclone.cyclone_runs r
@@ -55,7 +53,6 @@ $$;
 CREATE OR REPLACE FUNCTION cyclone._wait_candidates(p_now timestamptz, p_limit int)
 RETURNS TABLE (id bigint, run_id uuid)
 LANGUAGE sql STABLE
-SET search_path = cyclone, pg_temp
 AS $$
     SELECT s.id, s.run_id
       FROM cyclone.cyclone_steps s
@@ -74,7 +71,7 @@ AS $$
 DECLARE
     v_now timestamptz := cyclone.now();
     v_run_id uuid;
-    v_run cyclone_runs;
+    v_run cyclone.cyclone_runs;
     v_ids uuid[];
 BEGIN
     PERFORM cyclone._require('enforce_deadlines', p_limit > 0, 'p_limit must be positive');
@@ -98,12 +95,11 @@ COMMENT ON FUNCTION cyclone.enforce_deadlines(int) IS
 CREATE OR REPLACE FUNCTION cyclone._expire_waits(p_limit int)
 RETURNS SETOF bigint
 LANGUAGE plpgsql
-SET search_path = cyclone, pg_temp
 AS $$
 DECLARE
     v_now timestamptz := cyclone.now();
     v_candidate record;
-    v_step cyclone_steps;
+    v_step cyclone.cyclone_steps;
 BEGIN
     FOR v_candidate IN
         SELECT c.id, c.run_id

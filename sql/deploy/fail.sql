@@ -30,11 +30,10 @@ COMMENT ON FUNCTION cyclone.backoff(int) IS
 CREATE OR REPLACE FUNCTION cyclone._fail_step(p_step_id bigint, p_error text, p_error_kind text, p_retry_in interval)
 RETURNS text
 LANGUAGE plpgsql
-SET search_path = cyclone, pg_temp
 AS $$
 DECLARE
     v_now timestamptz := cyclone.now();
-    v_step cyclone_steps;
+    v_step cyclone.cyclone_steps;
     v_delay interval;
 BEGIN
     SELECT s.* INTO v_step FROM cyclone_steps s WHERE s.id = p_step_id;

@@ -9,10 +9,9 @@ BEGIN;
 CREATE OR REPLACE FUNCTION cyclone._operator_run(p_function text, p_run_id uuid)
 RETURNS cyclone.cyclone_runs
 LANGUAGE plpgsql
-SET search_path = cyclone, pg_temp
 AS $$
 DECLARE
-    v_run cyclone_runs;
+    v_run cyclone.cyclone_runs;
 BEGIN
     IF p_run_id IS NULL THEN
         RAISE EXCEPTION '%: p_run_id must not be NULL', p_function USING ERRCODE = '22004';
@@ -32,7 +31,6 @@ CREATE OR REPLACE FUNCTION cyclone._reopen(p_run cyclone.cyclone_runs, p_step_id
                                            p_additional_attempts int, p_reason text)
 RETURNS int
 LANGUAGE plpgsql
-SET search_path = cyclone, pg_temp
 AS $$
 DECLARE
     v_now timestamptz := cyclone.now();
@@ -95,8 +93,8 @@ SECURITY DEFINER
 SET search_path = cyclone, pg_temp
 AS $$
 DECLARE
-    v_run cyclone_runs;
-    v_step cyclone_steps;
+    v_run cyclone.cyclone_runs;
+    v_step cyclone.cyclone_steps;
 BEGIN
     PERFORM cyclone._require_given('retry', p_node IS NOT NULL AND p_additional_attempts IS NOT NULL,
                              'p_node and p_additional_attempts are required');
@@ -124,7 +122,7 @@ SECURITY DEFINER
 SET search_path = cyclone, pg_temp
 AS $$
 DECLARE
-    v_run cyclone_runs;
+    v_run cyclone.cyclone_runs;
     v_ids bigint[];
 BEGIN
     v_run := cyclone._operator_run('retry_all', p_run_id);
@@ -146,7 +144,7 @@ SECURITY DEFINER
 SET search_path = cyclone, pg_temp
 AS $$
 DECLARE
-    v_run cyclone_runs;
+    v_run cyclone.cyclone_runs;
 BEGIN
     v_run := cyclone._operator_run('cancel', p_run_id);
     IF v_run.state NOT IN ('running', 'paused') THEN
@@ -167,7 +165,7 @@ SECURITY DEFINER
 SET search_path = cyclone, pg_temp
 AS $$
 DECLARE
-    v_run cyclone_runs;
+    v_run cyclone.cyclone_runs;
     v_now timestamptz := cyclone.now();
 BEGIN
     v_run := cyclone._operator_run('pause', p_run_id);
@@ -189,7 +187,7 @@ SECURITY DEFINER
 SET search_path = cyclone, pg_temp
 AS $$
 DECLARE
-    v_run cyclone_runs;
+    v_run cyclone.cyclone_runs;
     v_now timestamptz := cyclone.now();
     v_paused interval;
 BEGIN

@@ -11,7 +11,7 @@ SECURITY DEFINER
 SET search_path = cyclone, pg_temp
 AS $$
 DECLARE
-    v_run cyclone_runs;
+    v_run cyclone.cyclone_runs;
     v_now timestamptz := cyclone.now();
 BEGIN
     PERFORM cyclone._require('signal', p_name <> '', 'p_name must be a non-empty signal name');

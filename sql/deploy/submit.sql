@@ -8,7 +8,6 @@ BEGIN;
 CREATE OR REPLACE FUNCTION cyclone._check_payload(p_what text, p_value jsonb)
 RETURNS void
 LANGUAGE plpgsql IMMUTABLE
-SET search_path = cyclone, pg_temp
 AS $$
 BEGIN
     IF pg_column_size(p_value) > 1048576 THEN

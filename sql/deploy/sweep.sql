@@ -13,7 +13,6 @@ BEGIN;
 CREATE OR REPLACE FUNCTION cyclone._sweep_candidates(p_now timestamptz, p_limit int)
 RETURNS TABLE (id bigint, run_id uuid, lease_generation bigint)
 LANGUAGE sql STABLE
-SET search_path = cyclone, pg_temp
 AS $$
     SELECT s.id, s.run_id, s.lease_generation
       FROM cyclone.cyclone_steps s
@@ -32,7 +31,7 @@ AS $$
 DECLARE
     v_now timestamptz := cyclone.now();
     v_candidate record;
-    v_step cyclone_steps;
+    v_step cyclone.cyclone_steps;
 BEGIN
     PERFORM cyclone._require('sweep', p_max_reclaims >= 0, 'p_max_reclaims must be 0 (unbounded) or positive');
     PERFORM cyclone._require('sweep', p_limit > 0, 'p_limit must be positive');

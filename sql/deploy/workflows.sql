@@ -7,7 +7,6 @@ BEGIN;
 CREATE OR REPLACE FUNCTION cyclone._bad_definition(p_workflow text, p_problem text)
 RETURNS void
 LANGUAGE plpgsql IMMUTABLE
-SET search_path = cyclone, pg_temp
 AS $$
 BEGIN
     RAISE EXCEPTION 'workflow "%": %', p_workflow, p_problem USING ERRCODE = '22023';
@@ -18,7 +17,6 @@ $$;
 CREATE OR REPLACE FUNCTION cyclone._definition_interval(p_workflow text, p_node text, p_field text, p_value jsonb)
 RETURNS interval
 LANGUAGE plpgsql IMMUTABLE
-SET search_path = cyclone, pg_temp
 AS $$
 DECLARE
     v_interval interval;
@@ -47,7 +45,6 @@ $$;
 CREATE OR REPLACE FUNCTION cyclone._positive_int(p_workflow text, p_where text, p_value jsonb)
 RETURNS int
 LANGUAGE plpgsql IMMUTABLE
-SET search_path = cyclone, pg_temp
 AS $$
 BEGIN
     IF jsonb_typeof(p_value) <> 'number' OR (p_value #>> '{}')::numeric <> trunc((p_value #>> '{}')::numeric)
@@ -65,7 +62,6 @@ $$;
 CREATE OR REPLACE FUNCTION cyclone._normalize_definition(p_name text, p_definition jsonb)
 RETURNS jsonb
 LANGUAGE plpgsql
-SET search_path = cyclone, pg_temp
 AS $$
 DECLARE
     v_max_attempts int := 25;
