@@ -169,7 +169,10 @@ class _Timers(threading.Thread):
     def call_at(self, due: float, fn: Callable[[], None]) -> None:
         with self._cond:
             heapq.heappush(self._heap, (due, next(self._seq), fn))
-            self._cond.notify()
+            # The thread sleeps until the earliest entry: wake it only when
+            # this one is the new earliest (not for every claimed step).
+            if self._heap[0][0] == due:
+                self._cond.notify()
 
     def stop(self) -> None:
         with self._cond:
