@@ -327,6 +327,7 @@ RETURNS void
 LANGUAGE plpgsql
 AS $$
 DECLARE
+    v_now timestamptz := cyclone.now();  -- once, not once per promoted row
     v_run_id uuid;
 BEGIN
     -- Ready = every dependency completed, counted per pending step through
@@ -334,7 +335,7 @@ BEGIN
     -- Not NOT EXISTS: the planner turns that into an anti join, and its generic
     -- plan hashed the whole steps table on every call.
     UPDATE cyclone_steps s
-       SET state = 'available', scheduled_at = cyclone.now()
+       SET state = 'available', scheduled_at = v_now
      WHERE s.run_id = ANY (p_run_ids) AND s.state = 'pending' AND s.kind = 'task'
        AND cardinality(s.deps) = (SELECT count(*) FROM cyclone_steps d
                                    WHERE d.run_id = s.run_id AND d.node = ANY (s.deps) AND d.state = 'completed');
