@@ -97,10 +97,11 @@ BEGIN
         PERFORM 1 FROM cyclone_runs r WHERE r.id = ANY (v_runs) ORDER BY r.id FOR NO KEY UPDATE;
     END IF;
 
-    -- Each row finds its own element by array_position rather than through a
-    -- join with unnest(): the generic plan of such a join, from statistics that
-    -- see few running steps, rescanned the arrays for every row (quadratic in
-    -- the batch, with the outputs copied each time).
+    -- Each row finds its own element by array_position (a scan of the id
+    -- array, cheap at batch sizes of hundreds) rather than through a join with
+    -- unnest(): the generic plan of such a join, from statistics that see few
+    -- running steps, re-expanded all three arrays for every row, outputs
+    -- included (137 ms for a batch of 370).
     WITH done AS (
         UPDATE cyclone_steps s
            SET state = 'completed', output = p_outputs[array_position(p_step_ids, s.id)], finished_at = v_now,
