@@ -901,6 +901,34 @@ def signal(settings: Settings, run_id: UUID, name: str, payload: Any) -> None:
     click.echo(f"signal {name!r} delivered to run {run_id}")
 
 
+@main.command("prune")
+@click.option("--older-than", type=Duration(), required=True, metavar="DURATION",
+              help="Delete runs that finished longer ago than this (e.g. 30d).")
+@click.option("--batch", type=click.IntRange(min=1), default=1000, show_default=True,
+              help="Runs deleted per call (each call is one short transaction).")
+@click.option("--reindex", is_flag=True,
+              help="Then rebuild the engine's indexes (REINDEX TABLE CONCURRENTLY; needs the tables' owner).")
+@json_option
+@pass_settings
+def prune(settings: Settings, older_than: timedelta, batch: int, reindex: bool, as_json: bool) -> None:
+    """Delete finished runs and their steps, oldest first, until none is left.
+
+    A finished child run whose parent is still live is kept. PostgreSQL keeps
+    an index at its peak size after a large delete: --reindex rebuilds them
+    without blocking the engine.
+    """
+    client = settings.client()
+    total = 0
+    while (deleted := client.prune(older_than, batch)) > 0:
+        total += deleted
+    if reindex:
+        client.reindex()
+    if as_json:
+        echo_json({"pruned": total, "reindexed": reindex})
+        return
+    click.echo(f"pruned {total} run{'' if total == 1 else 's'}" + ("; indexes rebuilt" if reindex else ""))
+
+
 @main.command("tick")
 @click.option("--max-reclaims", type=click.IntRange(min=0), default=0, show_default=True,
               envvar="CYCLONE_MAX_RECLAIMS", show_envvar=True,

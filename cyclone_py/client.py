@@ -523,6 +523,21 @@ class Client:
             rows = conn.execute("SELECT cyclone.enforce_deadlines(%s)", (limit,)).fetchall()
         return [UUID(str(r[0])) for r in rows]
 
+    # -- retention --------------------------------------------------------
+
+    def prune(self, older_than: timedelta | float, limit: int = 1000) -> int:
+        """``cyclone.prune``: delete up to ``limit`` runs finished more than
+        ``older_than`` ago (with their steps); how many it deleted."""
+        return int(self._value("SELECT cyclone.prune(%s, %s)", (_interval(older_than), limit)))
+
+    def reindex(self) -> None:
+        """Rebuild the engine's indexes without blocking it (``REINDEX TABLE
+        CONCURRENTLY``): after a large prune, PostgreSQL keeps their peak size.
+        Needs the tables' owner; each statement runs in its own transaction."""
+        with self._conn() as conn:
+            conn.execute("REINDEX TABLE CONCURRENTLY cyclone.cyclone_steps")
+            conn.execute("REINDEX TABLE CONCURRENTLY cyclone.cyclone_runs")
+
     # -- the engine clock -------------------------------------------------
 
     def now(self) -> datetime:

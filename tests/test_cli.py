@@ -264,6 +264,49 @@ def test_tick_reports_counts(invoke: Callable[..., Result], client: Client) -> N
     assert str(run_id) in text and "run deadline exceeded" in text
 
 
+def test_prune_deletes_runs_finished_longer_ago_and_keeps_the_rest(
+    invoke: Callable[..., Result], client: Client
+) -> None:
+    old = [deadline_failed_run(invoke, client) for _ in range(3)]
+    client.advance_time(timedelta(days=2))
+    recent = deadline_failed_run(invoke, client)
+    live = submit(invoke, "gate")
+    # A batch of 1 still prunes all three: the command calls prune until none is left.
+    assert ok(invoke("prune", "--older-than", "1d", "--batch", "1")).strip() == "pruned 3 runs"
+    for run_id in old:
+        assert "not found" in one_line_error(invoke("run", str(run_id)))
+    assert client.get_run(recent).state == "failed"
+    assert client.get_run(live).state == "running"
+    assert json.loads(ok(invoke("prune", "--older-than", "1d", "--json"))) == {"pruned": 0, "reindexed": False}
+
+
+def test_prune_reindex_rebuilds_the_engine_indexes(
+    invoke: Callable[..., Result], client: Client, dsn: str
+) -> None:
+    import psycopg
+
+    deadline_failed_run(invoke, client)
+    client.advance_time(timedelta(days=2))
+
+    def index_files() -> set[int]:
+        with psycopg.connect(dsn) as c:
+            return {int(r[0]) for r in c.execute(
+                "SELECT c.relfilenode FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
+                "WHERE i.indrelid IN ('cyclone.cyclone_steps'::regclass, 'cyclone.cyclone_runs'::regclass)")}
+
+    before = index_files()
+    assert len(before) >= 10
+    assert ok(invoke("prune", "--older-than", "1d", "--reindex")).strip() == "pruned 1 run; indexes rebuilt"
+    assert before.isdisjoint(index_files())  # every index is a new file
+    assert json.loads(ok(invoke("prune", "--older-than", "1d", "--reindex", "--json"))) == {
+        "pruned": 0, "reindexed": True}
+
+
+def test_prune_needs_an_age(invoke: Callable[..., Result]) -> None:
+    result = invoke("prune")
+    assert result.exit_code == 2 and "Missing option '--older-than'" in result.stderr
+
+
 def test_workflows_lists_definitions(invoke: Callable[..., Result], client: Client) -> None:
     lines = ok(invoke("workflows")).splitlines()
     assert lines[0].split() == ["WORKFLOW", "NODES", "GRAPH"]
@@ -395,6 +438,8 @@ def test_submit_wait_gives_up_after_its_timeout(invoke: Callable[..., Result], c
         (["runs", "--limit", "0"], "invalid value for '--limit'"),
         (["dlq", "list", "--reason", "gremlins"], "invalid value for '--reason'"),
         (["tick", "--max-reclaims", "-1"], "invalid value for '--max-reclaims'"),
+        (["prune", "--older-than", "soon"], "'soon' is not a duration"),
+        (["prune", "--older-than", "30d", "--batch", "0"], "invalid value for '--batch'"),
         (["worker", "--app", "apps.basic:app", "--lease-ttl", "0"], "must be more than zero"),
     ],
 )
