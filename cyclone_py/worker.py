@@ -269,7 +269,9 @@ class Worker:
         self.max_batch = max_batch
         # Steps claimed beyond the handler threads wait in the executor's queue
         # (leased and heartbeating), so that one claim serves many completions.
-        self.prefetch = concurrency if prefetch is None else prefetch
+        # None: adaptive, enough to keep the threads busy for one claim round
+        # trip (see _prefetch_now).
+        self.prefetch = prefetch
         self.max_db_backoff = max_db_backoff
         self.handlers = self.app.handler_names()
 
@@ -285,6 +287,10 @@ class Worker:
         self._active: dict[int, _Active] = {}
         self._by_run: dict[UUID, set[int]] = {}
         self._running_handlers = 0
+        # Moving averages (seconds) for the adaptive prefetch: one claim round
+        # trip, one handler run. None until the first sample.
+        self._claim_s: float | None = None
+        self._handler_s: float | None = None
         self._reports: queue.SimpleQueue[Outcome | object] = queue.SimpleQueue()
         self._signal_count = 0
         self._stopped_by_signal = False
@@ -487,7 +493,9 @@ class Worker:
                     claim_due = True
                 free = self._free()
                 if claim_due and free > 0 and self.handlers:
+                    asked = time.perf_counter()
                     claimed = self.client.claim(self.name, self.handlers, free, timedelta(seconds=self.lease_ttl))
+                    self._claim_s = _average(self._claim_s, time.perf_counter() - asked)
                     for step in claimed:
                         self._start_step(step)
                     claim_due = len(claimed) == free  # saturated: more are probably due
@@ -516,13 +524,27 @@ class Worker:
                 self._wakeup_pending = False
                 claim_due = True
 
+    def _prefetch_now(self) -> int:
+        """The prefetch buffer: the fixed ``prefetch``, or (adaptive) as many
+        steps as the handler threads finish during one claim round trip, at
+        least ``concurrency`` and at most ``max_batch``. Slow handlers keep it
+        at ``concurrency``; short ones let one claim serve hundreds."""
+        if self.prefetch is not None:
+            return self.prefetch
+        claim_s, handler_s = self._claim_s, self._handler_s
+        if claim_s is None or handler_s is None:
+            return self.concurrency
+        window = self.concurrency * claim_s / max(handler_s, 1e-6)
+        return max(self.concurrency, min(self.max_batch, int(window)))
+
     def _free(self) -> int:
         """How many steps to claim now: none while the prefetch buffer is more
         than half full and every handler thread is busy, else up to capacity."""
-        capacity = self.concurrency + self.prefetch
+        prefetch = self._prefetch_now()
+        capacity = self.concurrency + prefetch
         with self._lock:
             in_flight = self._running_handlers
-        if in_flight >= self.concurrency and capacity - in_flight <= self.prefetch // 2:
+        if in_flight >= self.concurrency and capacity - in_flight <= prefetch // 2:
             return 0
         return capacity - in_flight
 
@@ -583,6 +605,7 @@ class Worker:
             self._finish(active)
 
     def _run_step(self, active: _Active) -> None:
+        began = time.perf_counter()
         try:
             outcome = execute(self.app, active.step, active.ctx, self.backoff)
         except BaseException:  # the machinery around the handler failed
@@ -594,7 +617,7 @@ class Worker:
                 retry_in=_retry_in(self.backoff, active.step, "panic"),
             )
         finally:
-            self._handler_finished(active)
+            self._handler_finished(active, time.perf_counter() - began)
         if active.ctx.cancel_reason == "shutdown" and not outcome.ok:
             # Cancelled by our own shutdown: not the step's failure; the lease decides.
             logger.info("step abandoned at shutdown", extra=self._log_extra(active.step))
@@ -602,10 +625,12 @@ class Worker:
             return
         self._reports.put(outcome)
 
-    def _handler_finished(self, active: _Active) -> None:
+    def _handler_finished(self, active: _Active, ran_s: float | None = None) -> None:
         with self._idle:
             active.handler_done = True
             self._running_handlers -= 1
+            if ran_s is not None:
+                self._handler_s = _average(self._handler_s, ran_s)
             self._idle.notify_all()
         self._wake.set()
 
@@ -811,6 +836,11 @@ class Worker:
     def _on_wakeup(self) -> None:
         self._wakeup_pending = True
         self._wake.set()
+
+
+def _average(current: float | None, sample: float, weight: float = 0.1) -> float:
+    """An exponentially weighted moving average; the first sample starts it."""
+    return sample if current is None else current + weight * (sample - current)
 
 
 def _hard_exit(code: int) -> None:

@@ -386,3 +386,49 @@ def test_prefetch_leases_a_buffer_beyond_the_handler_threads(dsn: str, client: C
         run = wait_for(lambda: terminal(client, run_id), what="run to finish")
         assert run.state == "completed"
     assert most == 2
+
+
+def _largest_claim(conn: psycopg.Connection[Any], run_ids: list[Any]) -> int:
+    """The most steps one claim took: a claim stamps its steps' started_at with
+    its transaction's time."""
+    row = conn.execute(
+        "SELECT max(n) FROM (SELECT count(*) AS n FROM cyclone.cyclone_steps WHERE run_id = ANY (%s) "
+        "GROUP BY started_at) c", (run_ids,)).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def test_adaptive_prefetch_claims_big_batches_for_short_handlers(
+    dsn: str, client: Client, conn: psycopg.Connection[Any], workers: list[Worker]
+) -> None:
+    wf = Workflow("quick")
+
+    @wf.step()
+    def noop(ctx: StepContext) -> Any:
+        return None
+
+    client.define_workflow(wf.name, wf.definition())
+    ids = client.submit_many(wf, [{} for _ in range(600)])
+    start(workers, wf, dsn, concurrency=2)  # prefetch not given: adaptive
+    for run_id in ids:
+        assert wait_for(lambda: terminal(client, run_id), what="run to finish").state == "completed"
+    # A fixed buffer of `concurrency` would cap a claim at 2 + 2 steps.
+    assert _largest_claim(conn, ids) > 8
+
+
+def test_adaptive_prefetch_stays_at_concurrency_for_slow_handlers(
+    dsn: str, client: Client, conn: psycopg.Connection[Any], workers: list[Worker]
+) -> None:
+    wf = Workflow("slow")
+
+    @wf.step()
+    def nap(ctx: StepContext) -> Any:
+        time.sleep(0.1)
+        return None
+
+    client.define_workflow(wf.name, wf.definition())
+    ids = client.submit_many(wf, [{} for _ in range(16)])
+    start(workers, wf, dsn, concurrency=2)
+    for run_id in ids:
+        assert wait_for(lambda: terminal(client, run_id), what="run to finish").state == "completed"
+    assert _largest_claim(conn, ids) <= 4  # two running plus a buffer of two
