@@ -58,6 +58,8 @@ Backoff = Callable[[int], timedelta | float]
 ErrorHook = Callable[[errors.StepFailed], Any]
 
 MAX_ERROR_CHARS = 32_000
+# The adaptive prefetch buffer holds at most this many times `concurrency` steps.
+PREFETCH_CAP = 10
 RETRYABLE_KINDS = ("error", "panic", "timeout")
 
 
@@ -527,15 +529,18 @@ class Worker:
     def _prefetch_now(self) -> int:
         """The prefetch buffer: the fixed ``prefetch``, or (adaptive) as many
         steps as the handler threads finish during one claim round trip, at
-        least ``concurrency`` and at most ``max_batch``. Slow handlers keep it
-        at ``concurrency``; short ones let one claim serve hundreds."""
+        least ``concurrency`` and at most ``PREFETCH_CAP`` times it (and
+        ``max_batch``). Slow handlers keep it at ``concurrency``; short ones
+        let one claim serve many. The cap bounds what one claim can hoard when
+        slow steps follow a run of fast ones (the average lags behind)."""
         if self.prefetch is not None:
             return self.prefetch
         claim_s, handler_s = self._claim_s, self._handler_s
         if claim_s is None or handler_s is None:
             return self.concurrency
         window = self.concurrency * claim_s / max(handler_s, 1e-6)
-        return max(self.concurrency, min(self.max_batch, int(window)))
+        cap = min(self.max_batch, PREFETCH_CAP * self.concurrency)
+        return max(self.concurrency, min(cap, int(window)))
 
     def _free(self) -> int:
         """How many steps to claim now: none while the prefetch buffer is more
