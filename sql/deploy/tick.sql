@@ -20,6 +20,7 @@ DECLARE
     v_sweep jsonb;
     v_deadlines uuid[];
     v_waits bigint[];
+    v_ids bigint[];
     v_discarded jsonb;
     v_run_id uuid;
 BEGIN
@@ -41,20 +42,29 @@ BEGIN
     v_deadlines := ARRAY(SELECT cyclone.enforce_deadlines(100));
     v_waits := ARRAY(SELECT cyclone._expire_waits(100));
 
+    -- The dead letters of this pass, gathered by id first: a filter over every
+    -- discarded step would grow with the dead-letter queue, on every tick.
+    v_ids := ARRAY(SELECT (e ->> 'step_id')::bigint FROM jsonb_array_elements(v_sweep) e
+                    WHERE e ->> 'action' = 'discarded')
+             || v_waits
+             || ARRAY(SELECT s.id FROM cyclone_steps s
+                       WHERE s.run_id = ANY (v_deadlines) AND s.state = 'discarded' AND s.error_kind = 'deadline');
     SELECT coalesce(jsonb_agg(jsonb_build_object(
                'step_id', s.id, 'run_id', s.run_id, 'workflow', r.workflow, 'node', s.node,
                'error_kind', s.error_kind, 'error', s.error) ORDER BY s.id), '[]')
       INTO v_discarded
       FROM cyclone_steps s JOIN cyclone_runs r ON r.id = s.run_id
-     WHERE s.state = 'discarded'
-       AND (s.id IN (SELECT (e ->> 'step_id')::bigint FROM jsonb_array_elements(v_sweep) e
-                      WHERE e ->> 'action' = 'discarded')
-            OR s.id = ANY (v_waits)
-            OR (s.run_id = ANY (v_deadlines) AND s.error_kind = 'deadline'));
+     WHERE s.id = ANY (v_ids) AND s.state = 'discarded';
 
-    IF EXISTS (SELECT 1 FROM cyclone_steps s
-                WHERE s.state = 'available' AND s.scheduled_at <= v_now
-                  AND EXISTS (SELECT 1 FROM cyclone_runs r WHERE r.id = s.run_id AND r.state = 'running')) THEN
+    -- Due work left: the first step in claim order, so that the claim index
+    -- answers it even when the statistics still count a drained backlog (an
+    -- EXISTS was planned as a sequential scan then).
+    PERFORM 1 FROM cyclone_steps s
+     WHERE s.state = 'available' AND s.scheduled_at <= v_now
+       AND EXISTS (SELECT 1 FROM cyclone_runs r WHERE r.id = s.run_id AND r.state = 'running')
+     ORDER BY s.priority, s.scheduled_at, s.id
+     LIMIT 1;
+    IF FOUND THEN
         PERFORM pg_notify('cyclone_wakeup', '');
     END IF;
 
