@@ -16,6 +16,7 @@ KEYS = (
     "drain_steps_s", "raw_jobs_s", "drain_ratio_vs_raw", "dag_steps_s", "dag_ratio",
     "latency_p50_ms", "latency_p95_ms", "latency_p99_ms", "sql_tps", "pgbench_tps",
     "sql_ratio_vs_pgbench", "claim_ms_10k", "claim_ms_1m", "claim_1m_vs_10k", "size_ratio_after_prune",
+    "tick_ms_dead_letters",
 )
 
 SETTINGS = (
@@ -123,6 +124,7 @@ def table(results: dict[str, Any]) -> str:
         ("pgbench -N", "pgbench_tps", "tps", "10 clients, same duration"),
         ("claim, small backlog", "claim_ms_10k", "ms", f"{sizes.get('scale_small')} available"),
         ("claim, big backlog", "claim_ms_1m", "ms", f"{sizes.get('scale_big')} available"),
+        ("tick, dead-letter queue", "tick_ms_dead_letters", "ms", f"{sizes.get('dead_letters')} dead letters"),
     ]
     w = max(len(r[0]) for r in rows)
     for label, key, unit, note in rows:

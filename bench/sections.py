@@ -58,6 +58,7 @@ class Config:
     claim_samples: int
     prune_baseline: int
     prune_load: int
+    dead_letters: int
     drain_timeout: float
 
     @classmethod
@@ -66,11 +67,11 @@ class Config:
             return cls(quick=True, drain_runs=2_000, dag_runs=200, latency_submits=200, latency_spacing=0.02,
                        sql_seconds=5, sql_prefill_per_second=5_000, pgbench_scale=1,
                        scale_small=10_000, scale_big=100_000, claim_samples=300,
-                       prune_baseline=1_000, prune_load=10_000, drain_timeout=120)
+                       prune_baseline=1_000, prune_load=10_000, dead_letters=4_000, drain_timeout=120)
         return cls(quick=False, drain_runs=10_000, dag_runs=1_000, latency_submits=200, latency_spacing=0.02,
                    sql_seconds=30, sql_prefill_per_second=5_000, pgbench_scale=10,
                    scale_small=10_000, scale_big=1_000_000, claim_samples=1_000,
-                   prune_baseline=10_000, prune_load=100_000, drain_timeout=600)
+                   prune_baseline=10_000, prune_load=100_000, dead_letters=40_000, drain_timeout=600)
 
 
 def _connect(dsn: str) -> psycopg.Connection[Any]:
@@ -410,6 +411,17 @@ def _mb(n: int) -> float:
     return round(n / 1048576, 2)
 
 
+def _tick_ms(c: psycopg.Connection[Any], samples: int = 30) -> float:
+    """Median time of one ``cyclone.tick()`` call, in ms (each worker calls it
+    every poll interval)."""
+    times = []
+    for _ in range(samples):
+        t = time.perf_counter()
+        c.execute("SELECT cyclone.tick(3)")
+        times.append((time.perf_counter() - t) * 1000)
+    return round(statistics.median(times), 3)
+
+
 def _load_and_prune(c: psycopg.Connection[Any], template: str, n: int) -> dict[str, Any]:
     """``n`` runs (copies of ``template``) completed through claim(500) +
     complete_many, then prune(interval '0') until 0 and a VACUUM; the sizes."""
@@ -425,6 +437,8 @@ def _load_and_prune(c: psycopg.Connection[Any], template: str, n: int) -> dict[s
         done += len(rows)
     if done < n:
         raise RuntimeError(f"prune: completed {done} of {n} runs")
+    # Statistics still count the drained backlog as available here.
+    tick_ms = _tick_ms(c)
     peak = _sizes(c)
     pruned = 0
     t = time.perf_counter()
@@ -437,7 +451,7 @@ def _load_and_prune(c: psycopg.Connection[Any], template: str, n: int) -> dict[s
     prune_s = time.perf_counter() - t
     c.execute("VACUUM cyclone.cyclone_runs, cyclone.cyclone_steps")
     return {"peak": peak, "after": _sizes(c), "indexes_after": _index_mb(c), "pruned": pruned,
-            "prune_runs_s": round(pruned / prune_s, 1) if prune_s else None}
+            "prune_runs_s": round(pruned / prune_s, 1) if prune_s else None, "tick_ms_after_drain": tick_ms}
 
 
 def scale(dbs: Databases, cfg: Config) -> dict[str, Any]:
@@ -476,6 +490,25 @@ def scale(dbs: Databases, cfg: Config) -> dict[str, Any]:
             "fill_runs_s": round((cfg.scale_big - cfg.scale_small) / fill_s, 1),
         }
         logger.info("scale: claim %.3f ms at %d, %.3f ms at %d", ms_small, cfg.scale_small, ms_big, cfg.scale_big)
+    finally:
+        dbs.drop(dsn)
+
+    # tick() with a dead-letter queue: each worker calls it every poll interval.
+    dsn = dbs.fresh("dlq")
+    try:
+        harness.define_workflows(dsn)
+        with _connect(dsn) as c:
+            idle = _tick_ms(c)
+            row = c.execute("SELECT cyclone.submit('bench_noop', '{\"n\": 0}')").fetchone()
+            assert row is not None
+            harness.clone_runs(c, str(row[0]), cfg.dead_letters - 1)
+            harness.analyze(c, "cyclone.cyclone_runs", "cyclone.cyclone_steps")
+            while c.execute("SELECT count(cyclone.fail(step_id, 'bench-dlq', lease_generation, 'boom', 'permanent')) "
+                            "FROM cyclone.claim('bench-dlq', NULL, 1000)").fetchone() != (0,):
+                pass
+            harness.analyze(c, "cyclone.cyclone_runs", "cyclone.cyclone_steps")
+            res["tick_ms_dead_letters"] = _tick_ms(c)
+            details["tick"] = {"tick_ms_idle": idle, "dead_letters": cfg.dead_letters}
     finally:
         dbs.drop(dsn)
 
@@ -519,6 +552,7 @@ def scale(dbs: Databases, cfg: Config) -> dict[str, Any]:
                 "mb_peak": {k: _mb(v) for k, v in cy["peak"].items()},
                 "mb_after_prune_vacuum": {k: _mb(v) for k, v in cy["after"].items()},
                 "index_mb_after_prune_vacuum": cy["indexes_after"],
+                "tick_ms_after_drain": cy["tick_ms_after_drain"],
             } for cy in cycles],
             "size_ratio_after_second_cycle": round(cycles[1]["after"]["total"] / before["total"], 3),
             "mb_after_reindex_concurrently": {k: _mb(v) for k, v in reindexed.items()},
