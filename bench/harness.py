@@ -37,20 +37,6 @@ PREFIX = "cyclone_bench_"
 _NAME_RE = re.compile(r"^cyclone_bench_([0-9]+)_")
 
 
-def admin(cluster: db.EmbeddedCluster) -> psycopg.Connection[Any]:
-    return psycopg.connect(cluster.url("postgres"), autocommit=True)
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 class Databases:
     """The template and the per-section databases of one bench run."""
 
@@ -62,23 +48,11 @@ class Databases:
 
     def drop_stale(self) -> None:
         """Drop bench databases of bench processes that no longer exist."""
-        with admin(self.cluster) as c:
-            names = [str(r[0]) for r in c.execute(
-                "SELECT datname FROM pg_database WHERE datname LIKE 'cyclone\\_bench\\_%'")]
-        for name in names:
-            m = _NAME_RE.match(name)
-            if m and int(m.group(1)) != os.getpid() and not _pid_alive(int(m.group(1))):
-                self._drop(name)
+        self.cluster.drop_stale_databases(_NAME_RE.pattern)
 
     def deploy_template(self) -> None:
-        self._drop(self.template)
-        with admin(self.cluster) as c:
-            c.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(self.template)))
-        self.created.append(self.template)
-        db.sqitch(["deploy"], self.cluster.url(self.template), quiet=True)
-        with admin(self.cluster) as c:
-            c.execute(sql.SQL("ALTER DATABASE {} WITH ALLOW_CONNECTIONS false IS_TEMPLATE true")
-                      .format(sql.Identifier(self.template)))
+        self.created.append(self.template)  # dropped by drop_all, even half-made
+        self.cluster.deploy_template(self.template)
 
     def fresh(self, section: str, *, profile: bool = False) -> str:
         """A new database copied from the template, with the bench helpers; its DSN.
@@ -88,13 +62,11 @@ class Databases:
         time in PL/pgSQL goes."""
         name = f"{self.tag}_{section}"
         self._drop(name)
-        with admin(self.cluster) as c:
-            c.execute(sql.SQL("CREATE DATABASE {} TEMPLATE {}")
-                      .format(sql.Identifier(name), sql.Identifier(self.template)))
-            if profile:
-                c.execute(sql.SQL("ALTER DATABASE {} SET track_functions = 'pl'").format(sql.Identifier(name)))
+        dsn = self.cluster.create_database(name, template=self.template)
         self.created.append(name)
-        dsn = self.cluster.url(name)
+        if profile:
+            with self.cluster.admin() as c:
+                c.execute(sql.SQL("ALTER DATABASE {} SET track_functions = 'pl'").format(sql.Identifier(name)))
         with psycopg.connect(dsn, autocommit=True) as c:
             c.execute((BENCH_DIR / "sql" / "helpers.sql").read_text())
         return dsn
@@ -103,10 +75,8 @@ class Databases:
         """A new empty database (for pgbench's own tables); its DSN."""
         name = f"{self.tag}_{section}"
         self._drop(name)
-        with admin(self.cluster) as c:
-            c.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
         self.created.append(name)
-        return self.cluster.url(name)
+        return self.cluster.create_database(name)
 
     def drop(self, dsn: str) -> None:
         name = db.dbname_of(dsn)
@@ -121,10 +91,7 @@ class Databases:
         self.created.clear()
 
     def _drop(self, name: str) -> None:
-        with admin(self.cluster) as c:
-            if c.execute("SELECT 1 FROM pg_database WHERE datname = %s AND datistemplate", (name,)).fetchone():
-                c.execute(sql.SQL("ALTER DATABASE {} WITH IS_TEMPLATE false").format(sql.Identifier(name)))
-            c.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+        self.cluster.drop_database(name)
 
 
 # -- the worker process ----------------------------------------------------------

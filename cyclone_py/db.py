@@ -243,6 +243,50 @@ class EmbeddedCluster:
         with contextlib.suppress(FileNotFoundError):
             self.lock_file.unlink()
 
+    # -- scratch databases (tests and benchmarks) ---------------------------
+
+    def admin(self) -> psycopg.Connection[tuple[object, ...]]:
+        """An autocommit superuser connection to the ``postgres`` database."""
+        return psycopg.connect(self.url("postgres"), autocommit=True)
+
+    def create_database(self, name: str, *, template: str | None = None) -> str:
+        """Create database ``name`` (a copy of ``template`` when given); its URL."""
+        query = sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name))
+        if template is not None:
+            query = sql.SQL("{} TEMPLATE {}").format(query, sql.Identifier(template))
+        with self.admin() as c:
+            c.execute(query)
+        return self.url(name)
+
+    def drop_database(self, name: str) -> None:
+        """Drop ``name`` if it exists, a template too, whatever sessions it has."""
+        ident = sql.Identifier(name)
+        with self.admin() as c:
+            if c.execute("SELECT 1 FROM pg_database WHERE datname = %s AND datistemplate", (name,)).fetchone():
+                c.execute(sql.SQL("ALTER DATABASE {} WITH IS_TEMPLATE false").format(ident))
+            c.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(ident))
+
+    def deploy_template(self, name: str) -> None:
+        """(Re)create ``name`` with the schema deployed by sqitch, as a template
+        nobody may connect to (a template must be idle while it is copied)."""
+        self.drop_database(name)
+        sqitch(["deploy"], self.create_database(name), quiet=True)
+        with self.admin() as c:
+            c.execute(sql.SQL("ALTER DATABASE {} WITH ALLOW_CONNECTIONS false IS_TEMPLATE true")
+                      .format(sql.Identifier(name)))
+
+    def drop_stale_databases(self, pattern: str) -> None:
+        """Drop the databases whose name matches ``pattern`` (a regular
+        expression whose first group is the pid of the process that made them)
+        when that process no longer exists: left behind by a killed run."""
+        with self.admin() as c:
+            rows = c.execute("SELECT datname, (regexp_match(datname, %s))[1] FROM pg_database "
+                             "WHERE datname ~ %s", (pattern, pattern)).fetchall()
+        for name, pid in rows:
+            if int(str(pid)) != os.getpid() and not pid_alive(int(str(pid))):
+                with contextlib.suppress(psycopg.Error):
+                    self.drop_database(str(name))
+
     def _wait_ready(self, timeout: float) -> None:
         deadline = time.monotonic() + timeout
         last: Exception | None = None
@@ -263,6 +307,17 @@ class EmbeddedCluster:
             if not exists:
                 with contextlib.suppress(psycopg.errors.DuplicateDatabase):
                     c.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this id exists (ours or another user's)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def embedded() -> EmbeddedCluster:

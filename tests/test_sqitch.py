@@ -7,7 +7,6 @@ from collections.abc import Iterator
 
 import psycopg
 import pytest
-from psycopg import sql
 
 from cyclone_py import db
 
@@ -15,13 +14,10 @@ from cyclone_py import db
 @pytest.fixture
 def empty_db(embedded_db: db.EmbeddedCluster) -> Iterator[str]:
     name = f"cyclone_sqitch_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(embedded_db.url("postgres"), autocommit=True) as c:
-        c.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
     try:
-        yield embedded_db.url(name)
+        yield embedded_db.create_database(name)
     finally:
-        with psycopg.connect(embedded_db.url("postgres"), autocommit=True) as c:
-            c.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+        embedded_db.drop_database(name)
 
 
 def schema_objects(dsn: str) -> tuple[bool, int]:
