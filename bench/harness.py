@@ -256,6 +256,17 @@ def define_workflows(dsn: str) -> None:
         app.register(client)
 
 
+def noop_runs(conn: psycopg.Connection[Any], n: int, *, tomorrow: bool = False) -> str:
+    """``n`` runs of ``bench_noop``: one made by cyclone.submit (scheduled a day
+    from now when ``tomorrow``), and ``n - 1`` copies of it; the first one's id."""
+    row = conn.execute("SELECT cyclone.submit('bench_noop', '{\"n\": 0}', NULL, NULL, "
+                       "CASE WHEN %s THEN cyclone.now() + interval '1 day' END)", (tomorrow,)).fetchone()
+    assert row is not None
+    template = str(row[0])
+    clone_runs(conn, template, n - 1)
+    return template
+
+
 def clone_runs(conn: psycopg.Connection[Any], template: str, n: int, batch: int = 100_000) -> None:
     """``n`` copies of a run made by cyclone.submit (bench.clone_runs), in batches."""
     left = n

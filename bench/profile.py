@@ -143,9 +143,7 @@ def profile(dbs: Databases, cfg: Any) -> dict[str, Any]:
     try:
         harness.define_workflows(dsn)
         with psycopg.connect(dsn, autocommit=True) as c:
-            row = c.execute("SELECT cyclone.submit('bench_noop', '{\"n\": 0}')").fetchone()
-            assert row is not None
-            template = str(row[0])
+            template = harness.noop_runs(c, 1)
             n_small = 500 if quick else 2_000
             n_big = 2_000 if quick else 10_000
             # The raw queue before and after the engine's loops, so that a change

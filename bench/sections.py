@@ -335,9 +335,7 @@ def sql_ceiling(dbs: Databases, cfg: Config) -> dict[str, Any]:
         harness.define_workflows(dsn)
         prefill = cfg.sql_seconds * cfg.sql_prefill_per_second
         with _connect(dsn) as c:
-            row = c.execute("SELECT cyclone.submit('bench_noop', '{\"n\": 0}')").fetchone()
-            assert row is not None
-            harness.clone_runs(c, str(row[0]), prefill - 1)
+            harness.noop_runs(c, prefill)
             harness.analyze(c, "cyclone.cyclone_runs", "cyclone.cyclone_steps")
         ours = _pgbench(dsn, ["-n", "-f", str(PGBENCH_SCRIPT), *common])
         with _connect(dsn) as c:
@@ -461,10 +459,7 @@ def scale(dbs: Databases, cfg: Config) -> dict[str, Any]:
     try:
         harness.define_workflows(dsn)
         with _connect(dsn) as c:
-            row = c.execute("SELECT cyclone.submit('bench_noop', '{\"n\": 0}')").fetchone()
-            assert row is not None
-            template = str(row[0])
-            harness.clone_runs(c, template, cfg.scale_small - 1)
+            template = harness.noop_runs(c, cfg.scale_small)
             # Right after a bulk load, before any ANALYZE (autovacuum has not run yet).
             cold, _ = _claim_latencies(c, 10)
             harness.analyze(c, "cyclone.cyclone_runs", "cyclone.cyclone_steps")
@@ -499,9 +494,7 @@ def scale(dbs: Databases, cfg: Config) -> dict[str, Any]:
         harness.define_workflows(dsn)
         with _connect(dsn) as c:
             idle = _tick_ms(c)
-            row = c.execute("SELECT cyclone.submit('bench_noop', '{\"n\": 0}')").fetchone()
-            assert row is not None
-            harness.clone_runs(c, str(row[0]), cfg.dead_letters - 1)
+            harness.noop_runs(c, cfg.dead_letters)
             harness.analyze(c, "cyclone.cyclone_runs", "cyclone.cyclone_steps")
             while c.execute("SELECT count(cyclone.fail(step_id, 'bench-dlq', lease_generation, 'boom', 'permanent')) "
                             "FROM cyclone.claim('bench-dlq', NULL, 1000)").fetchone() != (0,):
@@ -517,19 +510,14 @@ def scale(dbs: Databases, cfg: Config) -> dict[str, Any]:
         harness.define_workflows(dsn)
         with _connect(dsn) as c:
             # The baseline: runs scheduled for tomorrow, which the load never claims.
-            row = c.execute("SELECT cyclone.submit('bench_noop', '{\"n\": 0}', NULL, NULL, "
-                            "cyclone.now() + interval '1 day')").fetchone()
-            assert row is not None
-            harness.clone_runs(c, str(row[0]), cfg.prune_baseline - 1)
+            harness.noop_runs(c, cfg.prune_baseline, tomorrow=True)
             c.execute("VACUUM (ANALYZE) cyclone.cyclone_runs, cyclone.cyclone_steps")
             before = _sizes(c)
             indexes_before = _index_mb(c)
             # The load: runs due now, completed through claim + complete_many, then
             # pruned and vacuumed; twice, to see whether the second cycle reuses
             # the space the first one left.
-            row = c.execute("SELECT cyclone.submit('bench_noop', '{\"n\": 0}')").fetchone()
-            assert row is not None
-            load_template = str(row[0])
+            load_template = harness.noop_runs(c, 1)
             cycles = []
             for cycle in (1, 2):
                 cycles.append(_load_and_prune(c, load_template, cfg.prune_load - (1 if cycle == 1 else 0)))
