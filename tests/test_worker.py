@@ -50,6 +50,24 @@ def terminal(client: Client, run_id: Any) -> Any:
     return run if run.terminal else None
 
 
+def sleeper(name: str) -> tuple[Workflow, threading.Event, list[str | None]]:
+    """A one-step workflow whose handler sleeps until cancelled; the event is
+    set when it starts, the list gets its cancel reason."""
+    wf = Workflow(name)
+    started = threading.Event()
+    reasons: list[str | None] = []
+
+    @wf.step()
+    def job(ctx: StepContext) -> Any:
+        started.set()
+        try:
+            ctx.sleep(30)
+        finally:
+            reasons.append(ctx.cancel_reason)
+
+    return wf, started, reasons
+
+
 def test_runs_many_workflows_to_completion(dsn: str, client: Client, workers: list[Worker]) -> None:
     wf = Workflow("chain")
 
@@ -217,18 +235,7 @@ def test_bad_output_is_an_error_and_a_base_exception_a_panic(
 
 
 def test_cancelling_a_run_cancels_its_handler_at_once(dsn: str, client: Client, workers: list[Worker]) -> None:
-    wf = Workflow("cancellable")
-    started = threading.Event()
-    reasons: list[str | None] = []
-
-    @wf.step()
-    def job(ctx: StepContext) -> Any:
-        started.set()
-        try:
-            ctx.sleep(30)
-        finally:
-            reasons.append(ctx.cancel_reason)
-
+    wf, started, reasons = sleeper("cancellable")
     start(workers, wf, dsn, lease_ttl=30.0)
     run_id = client.submit(wf)
     wait_for(started.is_set, what="handler to start")
@@ -241,18 +248,7 @@ def test_cancelling_a_run_cancels_its_handler_at_once(dsn: str, client: Client, 
 
 
 def test_a_deadline_cancels_the_running_handler_at_once(dsn: str, client: Client, workers: list[Worker]) -> None:
-    wf = Workflow("deadlined")
-    started = threading.Event()
-    reasons: list[str | None] = []
-
-    @wf.step()
-    def job(ctx: StepContext) -> Any:
-        started.set()
-        try:
-            ctx.sleep(30)
-        finally:
-            reasons.append(ctx.cancel_reason)
-
+    wf, started, reasons = sleeper("deadlined")
     start(workers, wf, dsn, lease_ttl=30.0, poll_interval=5.0)
     run_id = client.submit(wf, deadline=timedelta(minutes=1))
     wait_for(started.is_set, what="handler to start")
