@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 from uuid import UUID
@@ -38,6 +39,23 @@ def submit(c: Conn, workflow: str, payload: Any = None, deadline: str | None = N
                     (workflow, Jsonb(payload or {}), deadline)).fetchone()
     assert row is not None
     return UUID(str(row["id"]))
+
+
+def run_state(c: Conn, run_id: UUID) -> str:
+    row = c.execute("SELECT state FROM cyclone.cyclone_runs WHERE id = %s", (run_id,)).fetchone()
+    assert row is not None
+    return str(row["state"])
+
+
+def wait_until_blocked(observer: Conn, pid: int, timeout: float = 10.0) -> None:
+    """Wait until backend ``pid`` is waiting on a heavyweight lock."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        row = observer.execute("SELECT wait_event_type FROM pg_stat_activity WHERE pid = %s", (pid,)).fetchone()
+        if row is not None and row["wait_event_type"] == "Lock":
+            return
+        time.sleep(0.005)
+    raise AssertionError(f"backend {pid} never blocked on a lock")
 
 
 class Call(threading.Thread):

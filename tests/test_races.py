@@ -10,7 +10,6 @@ exactly once, nothing claimed twice, nothing missed) and that no deadlock
 from __future__ import annotations
 
 import threading
-import time
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -20,7 +19,9 @@ import psycopg
 import pytest
 from psycopg.types.json import Jsonb
 
-from sqlapi import Call, Conn, Row, connect, db, define, submit  # noqa: F401  (db is a fixture)
+from sqlapi import (  # noqa: F401  (db is a fixture)
+    Call, Conn, Row, connect, db, define, run_state, submit, wait_until_blocked,
+)
 
 
 def claim_node(c: Conn, run_id: UUID, node: str, worker: str) -> Row:
@@ -39,12 +40,6 @@ def claim_all(c: Conn, handler: str, worker: str) -> dict[UUID, Row]:
 
 def steps(c: Conn, run_id: UUID) -> dict[str, Row]:
     return {r["node"]: r for r in c.execute("SELECT * FROM cyclone.cyclone_steps WHERE run_id = %s", (run_id,))}
-
-
-def run_state(c: Conn, run_id: UUID) -> str:
-    row = c.execute("SELECT state FROM cyclone.cyclone_runs WHERE id = %s", (run_id,)).fetchone()
-    assert row is not None
-    return str(row["state"])
 
 
 def race(*fns: Callable[[], Any]) -> list[Any]:
@@ -180,16 +175,6 @@ def test_complete_many_batches_crossing_parent_and_child_runs_never_deadlock(dsn
             assert all(r1) and all(r2)
             for p, k in zip(parents, kids, strict=True):
                 assert (run_state(db, k), run_state(db, p)) == ("completed", "completed")
-
-
-def wait_until_blocked(observer: Conn, pid: int, timeout: float = 10.0) -> None:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        row = observer.execute("SELECT wait_event_type FROM pg_stat_activity WHERE pid = %s", (pid,)).fetchone()
-        if row is not None and row["wait_event_type"] == "Lock":
-            return
-        time.sleep(0.005)
-    raise AssertionError(f"backend {pid} never blocked on a lock")
 
 
 def test_a_tick_whose_phases_touch_runs_out_of_order_does_not_deadlock_with_a_batch_complete(

@@ -30,7 +30,9 @@ from psycopg.types.json import Jsonb
 from cyclone_py import Worker, Workflow
 from cyclone_py.workflow import StepContext
 
-from sqlapi import Call, Conn, Row, connect, db, define, submit  # noqa: F401  (db is a fixture)
+from sqlapi import (  # noqa: F401  (db is a fixture)
+    Call, Conn, Row, connect, db, define, run_state, submit, wait_until_blocked,
+)
 
 
 def claim(c: Conn, worker: str, handlers: list[str] | None = None, limit: int = 1,
@@ -96,23 +98,6 @@ def step_of(c: Conn, run_id: UUID, node: str) -> Row:
     row = c.execute("SELECT * FROM cyclone.cyclone_steps WHERE run_id = %s AND node = %s", (run_id, node)).fetchone()
     assert row is not None
     return row
-
-
-def run_state(c: Conn, run_id: UUID) -> str:
-    row = c.execute("SELECT state FROM cyclone.cyclone_runs WHERE id = %s", (run_id,)).fetchone()
-    assert row is not None
-    return str(row["state"])
-
-
-def wait_until_blocked(observer: Conn, pid: int, timeout: float = 10.0) -> None:
-    """Wait until backend ``pid`` is waiting on a heavyweight lock."""
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        row = observer.execute("SELECT wait_event_type FROM pg_stat_activity WHERE pid = %s", (pid,)).fetchone()
-        if row is not None and row["wait_event_type"] == "Lock":
-            return
-        time.sleep(0.005)
-    raise AssertionError(f"backend {pid} never blocked on a lock")
 
 
 REPORTS: dict[str, Callable[[Conn, int, str, int], Any]] = {
