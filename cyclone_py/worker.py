@@ -158,23 +158,62 @@ def execute(app: App, step: ClaimedStep, ctx: StepContext, backoff: Backoff | No
 # -- the timer thread -------------------------------------------------------
 
 
+class _Timer:
+    """One entry of the timer heap. ``cancel()`` drops the callback at once, so
+    that a finished step is not kept alive until its heartbeat would have been due."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn: Callable[[], None]) -> None:
+        self.fn: Callable[[], None] | None = fn
+
+    def cancel(self) -> None:
+        self.fn = None
+
+
 class _Timers(threading.Thread):
-    """One thread, one heap: every step's heartbeat and timeout."""
+    """One thread, one heap: every step's heartbeat and timeout.
+
+    Most steps finish long before their first heartbeat is due, so most
+    entries are cancelled: when they are more than half the heap it is rebuilt
+    without them (as asyncio does with its timer handles)."""
+
+    COMPACT_MIN = 256
 
     def __init__(self) -> None:
         super().__init__(name="cyclone-timers", daemon=True)
-        self._heap: list[tuple[float, int, Callable[[], None]]] = []
+        self._heap: list[tuple[float, int, _Timer]] = []
         self._seq = itertools.count()
         self._cond = threading.Condition()
         self._stopped = False
+        self._cancelled = 0
 
-    def call_at(self, due: float, fn: Callable[[], None]) -> None:
+    def call_at(self, due: float, fn: Callable[[], None]) -> _Timer:
+        timer = _Timer(fn)
         with self._cond:
-            heapq.heappush(self._heap, (due, next(self._seq), fn))
+            heapq.heappush(self._heap, (due, next(self._seq), timer))
             # The thread sleeps until the earliest entry: wake it only when
             # this one is the new earliest (not for every claimed step).
             if self._heap[0][0] == due:
                 self._cond.notify()
+        return timer
+
+    def cancel(self, timer: _Timer | None) -> None:
+        if timer is None:
+            return
+        with self._cond:
+            if timer.fn is None:  # fired or cancelled already
+                return
+            timer.cancel()
+            self._cancelled += 1
+            if self._cancelled > self.COMPACT_MIN and self._cancelled * 2 > len(self._heap):
+                self._heap = [entry for entry in self._heap if entry[2].fn is not None]
+                heapq.heapify(self._heap)
+                self._cancelled = 0
+
+    def __len__(self) -> int:
+        with self._cond:
+            return len(self._heap)
 
     def stop(self) -> None:
         with self._cond:
@@ -191,11 +230,16 @@ class _Timers(threading.Thread):
                     self._cond.wait(None if not self._heap else self._heap[0][0] - now)
                 if self._stopped:
                     return
-                _, _, fn = heapq.heappop(self._heap)
+                _, _, timer = heapq.heappop(self._heap)
+                fn, timer.fn = timer.fn, None
+                if fn is None:
+                    self._cancelled -= 1
+                    continue
             try:
                 fn()
             except Exception:
                 logger.exception("timer callback failed")
+            del fn  # do not hold the step until the next timer fires
 
 
 # -- the worker -------------------------------------------------------------
@@ -208,6 +252,8 @@ class _Active:
     started: float
     handler_done: bool = False
     finished: bool = False  # reported (or given up): no more heartbeats
+    heartbeat: _Timer | None = None  # the next one
+    timeout: _Timer | None = None
 
 
 _STOP = object()
@@ -600,9 +646,13 @@ class Worker:
         if logger.isEnabledFor(logging.DEBUG):
             logger.debug("step claimed", extra=self._log_extra(step))
         third = self.lease_ttl / 3
-        self._timers.call_at(active.started + third * (1.0 - random.random()), lambda: self._heartbeat(active))
+        active.heartbeat = self._timers.call_at(
+            active.started + third * (1.0 - random.random()), lambda: self._heartbeat(active)
+        )
         if step.timeout is not None:
-            self._timers.call_at(active.started + step.timeout.total_seconds(), lambda: self._time_out(active))
+            active.timeout = self._timers.call_at(
+                active.started + step.timeout.total_seconds(), lambda: self._time_out(active)
+            )
         try:
             self._executor.submit(self._run_step, active)
         except RuntimeError:  # executor shut down under us: leave the step to its lease
@@ -649,21 +699,25 @@ class Worker:
                 if not ids:
                     del self._by_run[active.step.run_id]
             self._idle.notify_all()
+        # After `finished` is set: a heartbeat scheduled concurrently either is
+        # seen here or sees `finished` itself (_next_heartbeat).
+        if self._timers is not None:
+            self._timers.cancel(active.heartbeat)
+            self._timers.cancel(active.timeout)
 
     def _heartbeat(self, active: _Active) -> None:
         if active.finished or self._closing.is_set():
             return
-        assert self._timers is not None
         step = active.step
         interval = self.lease_ttl / 3 * random.uniform(0.9, 1.1)
         try:
             ok = self.client.renew(step.step_id, self.name, step.lease_generation, timedelta(seconds=self.lease_ttl))
         except errors.CycloneError as exc:
             logger.warning("heartbeat failed: %s", exc, extra=self._log_extra(step))
-            self._timers.call_at(time.monotonic() + interval / 2, lambda: self._heartbeat(active))
+            self._next_heartbeat(active, interval / 2)
             return
         if ok:
-            self._timers.call_at(time.monotonic() + interval, lambda: self._heartbeat(active))
+            self._next_heartbeat(active, interval)
             return
         if active.finished:
             return
@@ -676,6 +730,12 @@ class Worker:
         reason = "timeout" if step.timeout is not None else "lease lost"
         if active.ctx.cancel(reason):
             logger.warning("renew refused (%s): cancelling the handler", reason, extra=self._log_extra(step))
+
+    def _next_heartbeat(self, active: _Active, delay: float) -> None:
+        assert self._timers is not None
+        active.heartbeat = self._timers.call_at(time.monotonic() + delay, lambda: self._heartbeat(active))
+        if active.finished:  # finished while we renewed: _finish may have missed this one
+            self._timers.cancel(active.heartbeat)
 
     def _time_out(self, active: _Active) -> None:
         if active.handler_done or active.finished:

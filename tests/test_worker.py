@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 from collections.abc import Iterator
@@ -13,6 +14,7 @@ import pytest
 
 from cyclone_py import App, Permanent, Worker, Workflow, errors
 from cyclone_py.client import Client, StepRow
+from cyclone_py.worker import _Active, _Timers
 from cyclone_py.workflow import StepContext
 from helpers import wait_for
 
@@ -428,3 +430,47 @@ def test_adaptive_prefetch_stays_at_concurrency_for_slow_handlers(
     for run_id in ids:
         assert wait_for(lambda: terminal(client, run_id), what="run to finish").state == "completed"
     assert _largest_claim(conn, ids) <= 4  # two running plus a buffer of two
+
+
+def test_finished_steps_are_not_kept_alive_by_their_timers(
+    dsn: str, client: Client, workers: list[Worker]
+) -> None:
+    # Every claimed step gets a heartbeat (and here a timeout) on the timer heap,
+    # due seconds later; a short step finishes long before. Those entries must
+    # not keep the step (its input, context, closures) alive until then.
+    wf = Workflow("short_lived")
+
+    @wf.step(timeout=60)
+    def noop(ctx: StepContext) -> Any:
+        return None
+
+    client.define_workflow(wf.name, wf.definition())
+    ids = client.submit_many(wf, [{"pad": "x" * 100} for _ in range(1200)])
+    w = start(workers, wf, dsn, concurrency=4, lease_ttl=60)
+    for run_id in ids:
+        assert wait_for(lambda: terminal(client, run_id), what="run to finish").state == "completed"
+    wait_for(lambda: w.in_flight == 0 and not w._active, what="worker to settle")
+    gc.collect()
+    assert not [o for o in gc.get_objects() if isinstance(o, _Active) and o.step.workflow == wf.name]
+    assert w._timers is not None and len(w._timers) <= 2 * _Timers.COMPACT_MIN + 1  # 2400 entries were pushed
+
+
+def test_a_cancelled_timer_never_fires_and_the_heap_is_compacted() -> None:
+    timers = _Timers()
+    timers.start()
+    try:
+        fired: list[int] = []
+        now = time.monotonic()
+        keep = [timers.call_at(now + 0.05 + i / 1000, lambda i=i: fired.append(i)) for i in range(3)]
+        dropped = [timers.call_at(now + 0.05, lambda: fired.append(-1)) for _ in range(_Timers.COMPACT_MIN + 10)]
+        for t in dropped:
+            timers.cancel(t)
+        assert len(timers) <= 2 * _Timers.COMPACT_MIN + 1
+        timers.cancel(keep[1])
+        timers.cancel(keep[1])  # twice is harmless
+        wait_for(lambda: len(fired) == 2, what="the live timers to fire")
+        time.sleep(0.05)
+        assert fired == [0, 2]
+        assert len(timers) == 0
+    finally:
+        timers.stop()
