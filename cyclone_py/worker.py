@@ -24,6 +24,7 @@ Signals: the first SIGTERM/SIGINT stops claiming and waits up to
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import itertools
 import json
@@ -39,7 +40,6 @@ import time
 import traceback
 import uuid
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import timedelta
 from types import FrameType
@@ -242,6 +242,42 @@ class _Timers(threading.Thread):
             del fn  # do not hold the step until the next timer fires
 
 
+class _HandlerPool:
+    """``size`` handler threads fed by one queue, started up front. (A
+    ThreadPoolExecutor made a Future, with its Condition, for every step.)"""
+
+    def __init__(self, size: int, run: Callable[[_Active], None]) -> None:
+        self._queue: queue.SimpleQueue[_Active | None] = queue.SimpleQueue()
+        self._run = run
+        self._closed = False
+        self._threads = [threading.Thread(target=self._serve, name=f"cyclone-handler-{i}") for i in range(size)]
+        for thread in self._threads:
+            thread.start()
+
+    def submit(self, active: _Active) -> None:
+        if self._closed:
+            raise RuntimeError("the handler pool is shut down")
+        self._queue.put(active)
+
+    def shutdown(self) -> None:
+        """Drop the steps not started yet (their leases expire) and let each
+        thread exit after its current handler."""
+        self._closed = True
+        with contextlib.suppress(queue.Empty):
+            while True:
+                self._queue.get_nowait()
+        for _ in self._threads:
+            self._queue.put(None)
+
+    def _serve(self) -> None:
+        while True:
+            active = self._queue.get()
+            if active is None:
+                return
+            self._run(active)
+            del active  # not kept alive while this thread waits
+
+
 # -- the worker -------------------------------------------------------------
 
 
@@ -315,7 +351,7 @@ class Worker:
         self.shutdown_grace = float(shutdown_grace)
         self.register_workflows = register
         self.max_batch = max_batch
-        # Steps claimed beyond the handler threads wait in the executor's queue
+        # Steps claimed beyond the handler threads wait in the handler pool's queue
         # (leased and heartbeating), so that one claim serves many completions.
         # None: adaptive, enough to keep the threads busy for one claim round
         # trip (see _prefetch_now).
@@ -344,7 +380,7 @@ class Worker:
         self._stopped_by_signal = False
         self._thread: threading.Thread | None = None
         self._client: Client | None = None
-        self._executor: ThreadPoolExecutor | None = None
+        self._handler_pool: _HandlerPool | None = None
         self._timers: _Timers | None = None
         self._reporter: threading.Thread | None = None
 
@@ -455,7 +491,7 @@ class Worker:
 
     def _start(self) -> None:
         self._client = Client(self.dsn, min_size=1, max_size=4, application_name="cyclone-worker")
-        self._executor = ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="cyclone-handler")
+        self._handler_pool = _HandlerPool(self.concurrency, self._run_step)
         self._timers = _Timers()
         self._timers.start()
         self._reporter = threading.Thread(target=self._report_loop, name="cyclone-reporter", daemon=True)
@@ -515,8 +551,8 @@ class Worker:
         self._closing.set()
         if self._timers is not None:
             self._timers.stop()
-        if self._executor is not None:
-            self._executor.shutdown(wait=False, cancel_futures=True)
+        if self._handler_pool is not None:
+            self._handler_pool.shutdown()
         if self._client is not None:
             self._client.close()
         with self._lock:
@@ -636,7 +672,7 @@ class Worker:
     # -- one step ---------------------------------------------------------
 
     def _start_step(self, step: ClaimedStep) -> None:
-        assert self._executor is not None and self._timers is not None
+        assert self._handler_pool is not None and self._timers is not None
         ctx = make_context(step, self.name)
         active = _Active(step=step, ctx=ctx, started=time.monotonic())
         with self._lock:
@@ -654,8 +690,8 @@ class Worker:
                 active.started + step.timeout.total_seconds(), lambda: self._time_out(active)
             )
         try:
-            self._executor.submit(self._run_step, active)
-        except RuntimeError:  # executor shut down under us: leave the step to its lease
+            self._handler_pool.submit(active)
+        except RuntimeError:  # pool shut down under us: leave the step to its lease
             self._handler_finished(active)
             self._finish(active)
 

@@ -14,7 +14,7 @@ import pytest
 
 from cyclone_py import App, Permanent, Worker, Workflow, errors
 from cyclone_py.client import Client, StepRow
-from cyclone_py.worker import _Active, _Timers
+from cyclone_py.worker import _Active, _HandlerPool, _Timers
 from cyclone_py.workflow import StepContext
 from helpers import wait_for
 
@@ -474,3 +474,49 @@ def test_a_cancelled_timer_never_fires_and_the_heap_is_compacted() -> None:
         assert len(timers) == 0
     finally:
         timers.stop()
+
+
+def test_runs_exactly_concurrency_handlers_at_once(dsn: str, client: Client, workers: list[Worker]) -> None:
+    wf = Workflow("parallel")
+    lock = threading.Lock()
+    running = [0]
+    peak = [0]
+
+    @wf.step()
+    def nap(ctx: StepContext) -> Any:
+        with lock:
+            running[0] += 1
+            peak[0] = max(peak[0], running[0])
+        time.sleep(0.05)
+        with lock:
+            running[0] -= 1
+        return None
+
+    client.define_workflow(wf.name, wf.definition())
+    ids = client.submit_many(wf, [{} for _ in range(24)])
+    start(workers, wf, dsn, concurrency=3)
+    for run_id in ids:
+        assert wait_for(lambda: terminal(client, run_id), what="run to finish").state == "completed"
+    assert peak[0] == 3
+
+
+def test_the_handler_pool_drops_steps_not_started_at_shutdown() -> None:
+    release = threading.Event()
+    ran: list[int] = []
+
+    def run(active: Any) -> None:
+        ran.append(active)
+        release.wait(5)
+
+    pool = _HandlerPool(1, run)
+    for i in range(3):
+        pool.submit(i)  # type: ignore[arg-type]
+    wait_for(lambda: ran == [0], what="the first to start")
+    pool.shutdown()
+    release.set()
+    for thread in pool._threads:
+        thread.join(5)
+        assert not thread.is_alive()
+    assert ran == [0]
+    with pytest.raises(RuntimeError):
+        pool.submit(3)  # type: ignore[arg-type]
