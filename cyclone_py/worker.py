@@ -274,7 +274,10 @@ class _HandlerPool:
             active = self._queue.get()
             if active is None:
                 return
-            self._run(active)
+            try:
+                self._run(active)
+            except BaseException:  # _run reports its own failures; never lose a thread
+                logger.exception("handler thread: unexpected error")
             del active  # not kept alive while this thread waits
 
 

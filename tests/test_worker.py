@@ -520,3 +520,20 @@ def test_the_handler_pool_drops_steps_not_started_at_shutdown() -> None:
     assert ran == [0]
     with pytest.raises(RuntimeError):
         pool.submit(3)  # type: ignore[arg-type]
+
+
+def test_a_handler_thread_survives_an_error_around_the_handler() -> None:
+    ran: list[int] = []
+
+    def run(item: Any) -> None:
+        ran.append(item)
+        if item == 0:
+            raise RuntimeError("boom")
+
+    pool = _HandlerPool(1, run)
+    try:
+        pool.submit(0)  # type: ignore[arg-type]
+        pool.submit(1)  # type: ignore[arg-type]
+        wait_for(lambda: ran == [0, 1], what="the second item to run on the same thread")
+    finally:
+        pool.shutdown()
