@@ -52,6 +52,18 @@ def terminal(client: Client, run_id: Any) -> Any:
     return run if run.terminal else None
 
 
+def run_to_completion(
+    workers: list[Worker], wf: Workflow, dsn: str, client: Client, inputs: list[Any], **kw: Any
+) -> tuple[Worker, list[Any]]:
+    """Submit one run of ``wf`` per input, start a worker, wait until every run completed."""
+    client.define_workflow(wf.name, wf.definition())
+    ids = client.submit_many(wf, inputs)
+    w = start(workers, wf, dsn, **kw)
+    for run_id in ids:
+        assert wait_for(lambda: terminal(client, run_id), what="run to finish").state == "completed"
+    return w, ids
+
+
 def sleeper(name: str) -> tuple[Workflow, threading.Event, list[str | None]]:
     """A one-step workflow whose handler sleeps until cancelled; the event is
     set when it starts, the list gets its cancel reason."""
@@ -405,11 +417,7 @@ def test_adaptive_prefetch_claims_big_batches_for_short_handlers(
     def noop(ctx: StepContext) -> Any:
         return None
 
-    client.define_workflow(wf.name, wf.definition())
-    ids = client.submit_many(wf, [{} for _ in range(600)])
-    start(workers, wf, dsn, concurrency=2)  # prefetch not given: adaptive
-    for run_id in ids:
-        assert wait_for(lambda: terminal(client, run_id), what="run to finish").state == "completed"
+    _, ids = run_to_completion(workers, wf, dsn, client, [{}] * 600, concurrency=2)  # prefetch not given: adaptive
     # A fixed buffer of `concurrency` would cap a claim at 2 + 2 steps.
     assert _largest_claim(conn, ids) > 8
 
@@ -424,11 +432,7 @@ def test_adaptive_prefetch_stays_at_concurrency_for_slow_handlers(
         time.sleep(0.1)
         return None
 
-    client.define_workflow(wf.name, wf.definition())
-    ids = client.submit_many(wf, [{} for _ in range(16)])
-    start(workers, wf, dsn, concurrency=2)
-    for run_id in ids:
-        assert wait_for(lambda: terminal(client, run_id), what="run to finish").state == "completed"
+    _, ids = run_to_completion(workers, wf, dsn, client, [{}] * 16, concurrency=2)
     assert _largest_claim(conn, ids) <= 4  # two running plus a buffer of two
 
 
@@ -444,11 +448,7 @@ def test_finished_steps_are_not_kept_alive_by_their_timers(
     def noop(ctx: StepContext) -> Any:
         return None
 
-    client.define_workflow(wf.name, wf.definition())
-    ids = client.submit_many(wf, [{"pad": "x" * 100} for _ in range(1200)])
-    w = start(workers, wf, dsn, concurrency=4, lease_ttl=60)
-    for run_id in ids:
-        assert wait_for(lambda: terminal(client, run_id), what="run to finish").state == "completed"
+    w, _ = run_to_completion(workers, wf, dsn, client, [{"pad": "x" * 100}] * 1200, concurrency=4, lease_ttl=60)
     wait_for(lambda: w.in_flight == 0 and not w._active, what="worker to settle")
     gc.collect()
     assert not [o for o in gc.get_objects() if isinstance(o, _Active) and o.step.workflow == wf.name]
@@ -492,11 +492,7 @@ def test_runs_exactly_concurrency_handlers_at_once(dsn: str, client: Client, wor
             running[0] -= 1
         return None
 
-    client.define_workflow(wf.name, wf.definition())
-    ids = client.submit_many(wf, [{} for _ in range(24)])
-    start(workers, wf, dsn, concurrency=3)
-    for run_id in ids:
-        assert wait_for(lambda: terminal(client, run_id), what="run to finish").state == "completed"
+    run_to_completion(workers, wf, dsn, client, [{}] * 24, concurrency=3)
     assert peak[0] == 3
 
 
