@@ -1,4 +1,4 @@
-"""``python -m bench [--quick] [--only drain,dag,...]``: run the benchmark.
+"""``python -m bench [--quick | --smoke] [--only drain,dag,...]``: run the benchmark.
 
 Starts the embedded cluster if needed, deploys a template database with sqitch,
 runs the sections in order in fresh databases, prints the table and writes
@@ -25,6 +25,8 @@ logger = logging.getLogger("bench")
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="same measurements at smaller sizes (< 2 minutes)")
+    parser.add_argument("--smoke", action="store_true",
+                        help="tiny sizes, to check that every section runs (the numbers mean nothing)")
     parser.add_argument("--only", default=",".join(sections.SECTIONS),
                         help="comma-separated sections (default: all): " + ",".join(sections.SECTIONS))
     parser.add_argument("--out", type=Path, default=harness.BENCH_DIR / "results" / "latest.json")
@@ -35,13 +37,14 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown section(s): {', '.join(unknown)}")
 
-    cfg = sections.Config.make(args.quick)
+    cfg = sections.Config.make(args.quick, smoke=args.smoke)
     cluster = db.embedded()
     cluster.start()
     admin_dsn = cluster.url("postgres")
     dbs = harness.Databases(cluster)
     results: dict[str, Any] = {k: None for k in report.KEYS}
     results["quick"] = cfg.quick
+    results["smoke"] = args.smoke
     results["started_at"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
     results["sizes"] = {k: v for k, v in vars(cfg).items() if k != "quick"}
     results["machine"] = report.machine(admin_dsn)

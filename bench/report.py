@@ -110,9 +110,10 @@ def _fmt(v: Any) -> str:
 
 def table(results: dict[str, Any]) -> str:
     """The printed table: measurements, then targets with pass/miss."""
-    quick = results.get("quick")
+    size = "smoke: sizes too small to mean anything" if results.get("smoke") else (
+        "quick" if results.get("quick") else "full")
     sizes = results.get("sizes", {})
-    lines = [f"Cyclone bench ({'quick' if quick else 'full'}; absolute numbers are noisy, ratios less so)", ""]
+    lines = [f"Cyclone bench ({size}; absolute numbers are noisy, ratios less so)", ""]
     rows = [
         ("drain (cyclone, 1 worker x10)", "drain_steps_s", "steps/s", f"{sizes.get('drain_runs')} single-step runs"),
         ("drain (raw SKIP LOCKED, 10 thr)", "raw_jobs_s", "jobs/s", "same db, same payload"),

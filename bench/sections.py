@@ -62,7 +62,12 @@ class Config:
     drain_timeout: float
 
     @classmethod
-    def make(cls, quick: bool) -> Config:
+    def make(cls, quick: bool, smoke: bool = False) -> Config:
+        if smoke:  # tiny: exercises every section (tests/test_bench.py); the numbers mean nothing
+            return cls(quick=True, drain_runs=200, dag_runs=20, latency_submits=20, latency_spacing=0.01,
+                       sql_seconds=1, sql_prefill_per_second=5_000, pgbench_scale=1,
+                       scale_small=1_000, scale_big=3_000, claim_samples=50,
+                       prune_baseline=100, prune_load=500, dead_letters=200, drain_timeout=60)
         if quick:
             return cls(quick=True, drain_runs=2_000, dag_runs=200, latency_submits=200, latency_spacing=0.02,
                        sql_seconds=5, sql_prefill_per_second=5_000, pgbench_scale=1,
