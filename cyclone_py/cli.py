@@ -500,6 +500,9 @@ def import_app(spec: str) -> Any:
 @click.option("--max-reclaims", type=click.IntRange(min=0), default=0, show_default=True,
               envvar="CYCLONE_MAX_RECLAIMS", show_envvar=True,
               help="Discard a step whose lease expired this many times (0 = unbounded).")
+@click.option("--prefetch", type=click.IntRange(min=0), default=None, envvar="CYCLONE_PREFETCH", show_envvar=True,
+              help="Steps leased beyond the running ones (0 = none). Default: adaptive, between "
+                   "--concurrency and 10 x --concurrency.")
 @click.option("--shutdown-grace", type=Duration(bare_seconds=True), default="30s", show_default=True,
               envvar="CYCLONE_SHUTDOWN_GRACE", show_envvar=True, metavar="DURATION",
               help="After SIGTERM, how long in-flight handlers may finish.")
@@ -515,6 +518,7 @@ def worker(
     lease_ttl: timedelta,
     poll_interval: timedelta,
     max_reclaims: int,
+    prefetch: int | None,
     shutdown_grace: timedelta,
     name: str | None,
     log_level: str,
@@ -544,6 +548,7 @@ def worker(
         max_reclaims=max_reclaims,
         shutdown_grace=shutdown_grace.total_seconds(),
         name=name,
+        prefetch=prefetch,
     ).run()
 
 

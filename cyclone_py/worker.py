@@ -507,6 +507,7 @@ class Worker:
             extra=self._log_extra(
                 handlers=self.handlers,
                 concurrency=self.concurrency,
+                prefetch="adaptive" if self.prefetch is None else self.prefetch,
                 lease_ttl=self.lease_ttl,
                 poll_interval=self.poll_interval,
                 max_reclaims=self.max_reclaims,

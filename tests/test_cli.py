@@ -441,6 +441,7 @@ def test_submit_wait_gives_up_after_its_timeout(invoke: Callable[..., Result], c
         (["prune", "--older-than", "soon"], "'soon' is not a duration"),
         (["prune", "--older-than", "30d", "--batch", "0"], "invalid value for '--batch'"),
         (["worker", "--app", "apps.basic:app", "--lease-ttl", "0"], "must be more than zero"),
+        (["worker", "--app", "apps.basic:app", "--prefetch", "-1"], "invalid value for '--prefetch'"),
     ],
 )
 def test_bad_values_are_refused_before_connecting(args: list[str], expected: str) -> None:
@@ -545,7 +546,7 @@ def test_worker_command_runs_an_app_until_sigterm(dsn: str, client: Client, tmp_
     env.update(CYCLONE_DSN=dsn, CYCLONE_POLL_INTERVAL="100ms", CYCLONE_LEASE_TTL="5", CYCLONE_SHUTDOWN_GRACE="5s")
     with open(log, "w") as fh:
         proc = subprocess.Popen(
-            [str(CYCLONE), "worker", "--app", "apps.basic:app", "--concurrency", "2"],
+            [str(CYCLONE), "worker", "--app", "apps.basic:app", "--concurrency", "2", "--prefetch", "0"],
             cwd=TESTS, env=env, stdout=fh, stderr=subprocess.STDOUT,
         )
         try:
@@ -560,6 +561,7 @@ def test_worker_command_runs_an_app_until_sigterm(dsn: str, client: Client, tmp_
                 proc.wait(10)
     text = log.read_text()
     assert "worker started" in text and "poll_interval=0.1" in text and "worker stopped" in text
+    assert "prefetch=0" in text
     assert "Traceback" not in text
 
 
