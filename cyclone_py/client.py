@@ -430,12 +430,8 @@ class Client:
         lease_ttl: timedelta | float = 30.0,
     ) -> list[ClaimedStep]:
         """``cyclone.claim``: lease up to ``limit`` due steps."""
-        return self._rows(
-            ClaimedStep,
-            "SELECT step_id, run_id, workflow, node, handler, kind, attempt, max_attempts, "
-            "lease_generation, timeout, input, deps FROM cyclone.claim(%s, %s::text[], %s, %s)",
-            (worker, None if handlers is None else list(handlers), limit, _interval(lease_ttl)),
-        )
+        with self._conn() as conn:
+            return claim_on(conn, worker, handlers, limit, lease_ttl)
 
     def renew(self, step_id: int, worker: str, lease_generation: int, lease_ttl: timedelta | float = 30.0) -> bool:
         """``cyclone.renew``: the heartbeat; false means the lease is lost."""
@@ -622,6 +618,28 @@ class Client:
                 (_uuid(run_id),),
             ).fetchall()
         return {str(r[0]): int(r[1]) for r in rows}
+
+
+def claim_on(
+    conn: psycopg.Connection[Any],
+    worker: str,
+    handlers: Sequence[str] | None = None,
+    limit: int = 1,
+    lease_ttl: timedelta | float = 30.0,
+) -> list[ClaimedStep]:
+    """``cyclone.claim`` on a connection of the caller's: the worker's listener
+    claims on its LISTEN connection, whose backend has just delivered the
+    wake-up (a pooled connection's backend would first have to be woken)."""
+    try:
+        with conn.cursor(row_factory=class_row(ClaimedStep)) as cur:
+            cur.execute(
+                "SELECT step_id, run_id, workflow, node, handler, kind, attempt, max_attempts, "
+                "lease_generation, timeout, input, deps FROM cyclone.claim(%s, %s::text[], %s, %s)",
+                (worker, None if handlers is None else list(handlers), limit, _interval(lease_ttl)),
+            )
+            return cur.fetchall()
+    except psycopg.Error as exc:
+        raise errors.from_psycopg(exc) from exc
 
 
 #: The NOTIFY channels the engine sends on (see docs/concepts.md).

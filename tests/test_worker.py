@@ -533,3 +533,55 @@ def test_a_handler_thread_survives_an_error_around_the_handler() -> None:
         wait_for(lambda: ran == [0, 1], what="the second item to run on the same thread")
     finally:
         pool.shutdown()
+
+
+def test_a_wakeup_is_claimed_on_the_listeners_connection(
+    dsn: str, client: Client, conn: psycopg.Connection[Any], workers: list[Worker]
+) -> None:
+    wf = Workflow("woken")
+
+    @wf.step()
+    def noop(ctx: StepContext) -> Any:
+        return None
+
+    start(workers, wf, dsn, concurrency=2, poll_interval=30)  # no poll: only the NOTIFY can start it
+    time.sleep(0.3)
+    run_id = client.submit(wf, {})
+    assert wait_for(lambda: terminal(client, run_id), what="run to finish").state == "completed"
+    row = conn.execute(
+        "SELECT query FROM pg_stat_activity WHERE datname = current_database() "
+        "AND application_name = 'cyclone-listener'").fetchone()
+    assert row is not None and "cyclone.claim(" in str(row[0])
+
+
+def test_the_listener_and_the_main_loop_never_lease_more_than_capacity(
+    dsn: str, client: Client, workers: list[Worker]
+) -> None:
+    # Both claim (the listener on a NOTIFY, the main loop on its poll and when
+    # a handler frees a slot), for slots they share: with prefetch 0 the worker
+    # never holds more leases than handler threads.
+    wf = Workflow("crowded")
+
+    @wf.step()
+    def nap(ctx: StepContext) -> Any:
+        time.sleep(0.02)
+        return None
+
+    most = 0
+
+    class Counting(Worker):
+        def _start_step(self, step: Any) -> None:
+            nonlocal most
+            super()._start_step(step)
+            most = max(most, self.in_flight)
+
+    w = Counting(wf, dsn, concurrency=2, prefetch=0, poll_interval=0.01, shutdown_grace=5.0)
+    workers.append(w)
+    w.run_in_thread()
+    ids = []
+    for _ in range(60):  # one NOTIFY per submit
+        ids.append(client.submit(wf, {}))
+        time.sleep(0.005)
+    for run_id in ids:
+        assert wait_for(lambda: terminal(client, run_id), what="run to finish").state == "completed"
+    assert most == 2
