@@ -635,7 +635,8 @@ class Worker:
 
     def _free(self) -> int:
         """How many steps to claim now: none while the prefetch buffer is more
-        than half full and every handler thread is busy, else up to capacity."""
+        than half full and every handler thread is busy, else up to capacity.
+        Slots reserved by a claim in flight count as taken."""
         with self._lock:
             return self._free_locked()
 
@@ -969,7 +970,7 @@ class Worker:
         """Claim at once, on the listener's own connection: its backend has
         just delivered the NOTIFY and is awake, where a pooled connection's
         backend (and the main loop's thread) would first have to be woken:
-        0.3-0.5 ms of the pickup latency on a small VM. Without free slots,
+        0.2-0.5 ms of the pickup latency on a small VM. Without free slots,
         or when this claim is saturated, the main loop takes over."""
         free = self._reserve() if self.handlers else 0
         if free == 0:
