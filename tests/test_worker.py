@@ -35,9 +35,9 @@ def workers() -> Iterator[list[Worker]]:
         w.stop(force=True, timeout=10)
 
 
-def start(workers: list[Worker], app: App | Workflow, dsn: str, **kw: Any) -> Worker:
+def start(workers: list[Worker], app: App | Workflow, dsn: str, *, cls: type[Worker] = Worker, **kw: Any) -> Worker:
     opts = {**FAST, **kw}
-    w = Worker(app, dsn, **opts)
+    w = cls(app, dsn, **opts)
     workers.append(w)
     w.run_in_thread()
     return w
@@ -575,9 +575,7 @@ def test_the_listener_and_the_main_loop_never_lease_more_than_capacity(
             super()._start_step(step)
             most = max(most, self.in_flight)
 
-    w = Counting(wf, dsn, concurrency=2, prefetch=0, poll_interval=0.01, shutdown_grace=5.0)
-    workers.append(w)
-    w.run_in_thread()
+    start(workers, wf, dsn, cls=Counting, concurrency=2, prefetch=0, poll_interval=0.01)
     ids = []
     for _ in range(60):  # one NOTIFY per submit
         ids.append(client.submit(wf, {}))
