@@ -1,125 +1,67 @@
 -- Deploy cyclone:advance
--- The DAG (SPEC section 8) and the run-level transitions the public functions
--- share. Nothing here is granted to any role.
---
--- Lock order, everywhere: a run's ancestors first (root down), then the run row,
--- then its steps. _lock_run() takes the run locks; every transition that touches
--- a run calls it before it updates a step, and the DAG advance runs under it.
+-- requires: runs clock
+-- The DAG (SPEC section 8): starting runs, reaching steps whose dependencies
+-- completed, finishing runs, the discard policy (contain a failure to its
+-- branch, or fail the run), and telling a parent run that its child ended.
+-- These call each other (a child run's end advances its parent; an advance can
+-- start a child run or end the run), so they live in one change. Every caller
+-- holds the run locks first, in the order runs.sql describes. Internal: granted
+-- to no role.
 BEGIN;
 
--- Locks the run row (after its ancestors, root first) and returns it; NULL when
--- there is no such run.
-CREATE OR REPLACE FUNCTION cyclone._lock_run(p_run_id uuid)
-RETURNS cyclone.cyclone_runs
+-- Starts runs: creates them with their steps (runs.sql), reaches root wait and
+-- child nodes, and wakes idle workers when root tasks are due now. Returns the
+-- ids in input order; an idempotency key already used returns that run's id and
+-- creates nothing. Unknown workflow: P0002. The one path every run is made by:
+-- submit, submit_many and child nodes.
+CREATE OR REPLACE FUNCTION cyclone._start_runs(
+    p_workflow text, p_inputs jsonb[], p_deadline interval, p_idempotency_key text,
+    p_run_at timestamptz, p_parent_run_id uuid, p_parent_step_id bigint)
+RETURNS uuid[]
 LANGUAGE plpgsql
 AS $$
 DECLARE
-    v_parent uuid;
-    v_run cyclone.cyclone_runs;
+    v_definition jsonb;
+    v_ids uuid[];
 BEGIN
-    SELECT r.parent_run_id INTO v_parent FROM cyclone_runs r WHERE r.id = p_run_id;
-    IF v_parent IS NOT NULL THEN
-        PERFORM cyclone._lock_run(v_parent);
+    SELECT w.definition INTO v_definition FROM cyclone_workflows w WHERE w.name = p_workflow;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'workflow "%" is not defined', p_workflow USING ERRCODE = 'P0002';
     END IF;
-    SELECT r.* INTO v_run FROM cyclone_runs r WHERE r.id = p_run_id FOR NO KEY UPDATE;
-    RETURN v_run;
+    v_ids := cyclone._create_runs(p_workflow, v_definition, p_inputs, p_deadline, p_idempotency_key,
+                                  p_run_at, p_parent_run_id, p_parent_step_id);
+    IF cardinality(v_ids) = 0 THEN
+        RETURN ARRAY(SELECT r.id FROM cyclone_runs r
+                      WHERE r.workflow = p_workflow AND r.idempotency_key = p_idempotency_key);
+    END IF;
+    IF EXISTS (SELECT 1 FROM jsonb_array_elements(v_definition -> 'nodes') n
+                WHERE n ->> 'kind' <> 'task' AND jsonb_array_length(n -> 'deps') = 0) THEN
+        PERFORM cyclone._advance_runs(v_ids);
+    END IF;
+    IF p_run_at IS NULL OR p_run_at <= cyclone.now() THEN
+        PERFORM pg_notify('cyclone_wakeup', '');
+    END IF;
+    RETURN v_ids;
 END
 $$;
 
--- The top ancestor of a run (the run itself when it has no parent). A function
--- that locks several runs in one transaction locks them in order of this root:
--- _lock_run takes a run's root first, so run-id order alone would let two
--- batches that cross parent and child runs wait for each other (40P01).
-CREATE OR REPLACE FUNCTION cyclone._root_run(p_run_id uuid)
-RETURNS uuid
-LANGUAGE sql STABLE
-AS $$
-    WITH RECURSIVE chain(id, parent) AS (
-        SELECT r.id, r.parent_run_id FROM cyclone.cyclone_runs r WHERE r.id = p_run_id
-        UNION ALL
-        SELECT r.id, r.parent_run_id FROM cyclone.cyclone_runs r JOIN chain c ON r.id = c.parent)
-    SELECT c.id FROM chain c WHERE c.parent IS NULL
-$$;
-
--- Cancels the given non-terminal steps of a run (all of them when p_step_ids is
--- NULL), cancels the child runs of waiting child nodes, and tells the workers
--- running any of them (NOTIFY cyclone_cancel, payload the run id).
-CREATE OR REPLACE FUNCTION cyclone._cancel_steps(p_run_id uuid, p_step_ids bigint[], p_error text)
-RETURNS void
-LANGUAGE plpgsql
-AS $$
-DECLARE
-    v_now timestamptz := cyclone.now();
-    v_was_running boolean;
-    v_children uuid[];
-    v_child uuid;
-BEGIN
-    WITH victims AS (
-        SELECT s.id, s.state AS old_state, s.child_run_id
-          FROM cyclone_steps s
-         WHERE s.run_id = p_run_id
-           AND s.state IN ('pending', 'available', 'running', 'waiting')
-           AND (p_step_ids IS NULL OR s.id = ANY (p_step_ids))
-           FOR UPDATE
-    ), cancelled AS (
-        UPDATE cyclone_steps s
-           SET state = 'cancelled', error_kind = 'cancelled', error = p_error, finished_at = v_now,
-               lease_owner = NULL, lease_expiry = NULL
-          FROM victims v
-         WHERE s.id = v.id
-        RETURNING v.old_state, v.child_run_id
-    )
-    SELECT coalesce(bool_or(c.old_state = 'running'), false),
-           array_agg(c.child_run_id ORDER BY c.child_run_id)
-               FILTER (WHERE c.old_state = 'waiting' AND c.child_run_id IS NOT NULL)
-      INTO v_was_running, v_children
-      FROM cancelled c;
-    IF v_was_running THEN
-        PERFORM pg_notify('cyclone_cancel', p_run_id::text);
-    END IF;
-    FOREACH v_child IN ARRAY coalesce(v_children, '{}') LOOP
-        PERFORM cyclone._cancel_run(v_child, 'run cancelled');
-    END LOOP;
-END
-$$;
-
--- Ends a live run as cancelled or failed (the caller holds its lock, or an
--- ancestor's): every non-terminal step is cancelled with p_error, child runs are
--- cancelled, the parent's child node is told. False (a no-op) on a terminal run.
-CREATE OR REPLACE FUNCTION cyclone._end_run(p_run_id uuid, p_state text, p_error text)
+-- _end_run (runs.sql), then tell the parent run, whose child node may be
+-- waiting on this run: the end of every run that is not ended from above.
+CREATE OR REPLACE FUNCTION cyclone._end_run_and_notify(p_run_id uuid, p_state text, p_error text)
 RETURNS boolean
 LANGUAGE plpgsql
 AS $$
 BEGIN
-    UPDATE cyclone_runs
-       SET state = p_state, finished_at = cyclone.now(), paused_at = NULL
-     WHERE id = p_run_id AND state IN ('running', 'paused');
-    IF NOT FOUND THEN
+    IF NOT cyclone._end_run(p_run_id, p_state, p_error) THEN
         RETURN false;
     END IF;
-    PERFORM cyclone._cancel_steps(p_run_id, NULL, p_error);
     PERFORM cyclone._notify_parent(p_run_id);
     RETURN true;
 END
 $$;
 
-CREATE OR REPLACE FUNCTION cyclone._cancel_run(p_run_id uuid, p_error text)
-RETURNS boolean
-LANGUAGE sql
-AS $$
-    SELECT cyclone._end_run(p_run_id, 'cancelled', p_error)
-$$;
-
--- Fail fast: the run fails and everything still live in it is cancelled.
-CREATE OR REPLACE FUNCTION cyclone._fail_run(p_run_id uuid, p_error text)
-RETURNS void
-LANGUAGE sql
-AS $$
-    SELECT cyclone._end_run(p_run_id, 'failed', p_error)
-$$;
-
 -- Discards one step that the caller has locked and checked, then applies the
--- failure policy. Announces the discard on channel cyclone_discard.
+-- failure policy.
 CREATE OR REPLACE FUNCTION cyclone._discard_step(p_step_id bigint, p_error text, p_error_kind text)
 RETURNS void
 LANGUAGE plpgsql
@@ -127,17 +69,7 @@ AS $$
 DECLARE
     v_step cyclone.cyclone_steps;
 BEGIN
-    UPDATE cyclone_steps
-       SET state = 'discarded', error = p_error, error_kind = p_error_kind, finished_at = cyclone.now(),
-           lease_owner = NULL, lease_expiry = NULL
-     WHERE id = p_step_id
-    RETURNING * INTO v_step;
-    PERFORM pg_notify('cyclone_discard', json_build_object(
-        'run_id', v_step.run_id, 'step_id', v_step.id, 'node', v_step.node,
-        'error_kind', p_error_kind)::text);
-    IF v_step.kind = 'child' AND v_step.child_run_id IS NOT NULL THEN
-        PERFORM cyclone._cancel_run(v_step.child_run_id, 'run cancelled');
-    END IF;
+    SELECT d.* INTO v_step FROM cyclone._discard_steps(ARRAY[p_step_id], p_error, p_error_kind) d;
     PERFORM cyclone._on_discard(v_step);
 END
 $$;
@@ -166,16 +98,16 @@ BEGIN
         )
         SELECT array_agg(b.id) INTO v_branch FROM branch b;
         PERFORM cyclone._cancel_steps(p_step.run_id, v_branch, 'dependency discarded');
-        PERFORM cyclone._finish_if_done(p_step.run_id);
+        PERFORM cyclone._finish_runs(ARRAY[p_step.run_id]);
     ELSE
-        PERFORM cyclone._fail_run(p_step.run_id, 'run failed');
+        PERFORM cyclone._end_run_and_notify(p_step.run_id, 'failed', 'run failed');
     END IF;
 END
 $$;
 
 -- Reaches every pending step of the run whose dependencies are all completed:
 -- a task becomes available now; a wait node waits (and completes at once on a
--- signal that came early); a child node submits its child run and waits. Then
+-- signal that came early); a child node starts its child run and waits. Then
 -- finishes the run if every step is terminal. The caller holds the run lock.
 CREATE OR REPLACE FUNCTION cyclone._advance(p_run_id uuid)
 RETURNS void
@@ -231,11 +163,7 @@ BEGIN
                 PERFORM cyclone._discard_step(v_step.id,
                     format('child workflow "%s" is not defined', v_step.child_workflow), 'child_failed');
                 v_again := true;
-            ELSIF (WITH RECURSIVE chain(id, parent) AS (
-                       SELECT r.id, r.parent_run_id FROM cyclone_runs r WHERE r.id = p_run_id
-                       UNION ALL
-                       SELECT r.id, r.parent_run_id FROM cyclone_runs r JOIN chain c ON r.id = c.parent)
-                   SELECT count(*) FROM chain) >= 32 THEN
+            ELSIF (SELECT count(*) FROM cyclone._ancestors(p_run_id)) >= 32 THEN
                 -- A workflow that (indirectly) starts itself would recurse until
                 -- the stack ran out; stop it as a failed child instead.
                 PERFORM cyclone._discard_step(v_step.id,
@@ -244,8 +172,8 @@ BEGIN
                 v_again := true;
             ELSE
                 SELECT r.input INTO v_input FROM cyclone_runs r WHERE r.id = p_run_id;
-                v_child := cyclone._create_run(v_step.child_workflow, v_input, NULL, NULL, NULL,
-                                               p_run_id, v_step.id);
+                v_child := (cyclone._start_runs(v_step.child_workflow, ARRAY[v_input], NULL, NULL, NULL,
+                                                p_run_id, v_step.id))[1];
                 UPDATE cyclone_steps SET child_run_id = v_child WHERE id = v_step.id;
                 -- A child that ended while being created (its own child workflow
                 -- is undefined) told no one, as child_run_id was not set yet.
@@ -257,7 +185,7 @@ BEGIN
         END LOOP;
     END LOOP;
 
-    PERFORM cyclone._finish_if_done(p_run_id);
+    PERFORM cyclone._finish_runs(ARRAY[p_run_id]);
 END
 $$;
 
@@ -283,7 +211,7 @@ BEGIN
                         WHERE s.run_id = r.id AND s.state = 'discarded' AND NOT s.contained)
          ORDER BY r.id
     LOOP
-        PERFORM cyclone._fail_run(v_run_id, 'run failed');
+        PERFORM cyclone._end_run_and_notify(v_run_id, 'failed', 'run failed');
     END LOOP;
 
     WITH done AS (
@@ -309,13 +237,6 @@ BEGIN
         PERFORM cyclone._notify_parent(v_run_id);
     END LOOP;
 END
-$$;
-
-CREATE OR REPLACE FUNCTION cyclone._finish_if_done(p_run_id uuid)
-RETURNS void
-LANGUAGE sql
-AS $$
-    SELECT cyclone._finish_runs(ARRAY[p_run_id])
 $$;
 
 -- The DAG advance for a batch of runs (complete_many, submit_many): ready tasks
@@ -388,72 +309,6 @@ BEGIN
 END
 $$;
 
--- Inserts the steps of new runs (one input per run): root tasks available at
--- p_scheduled_at, everything else pending. The caller reaches root wait and
--- child nodes.
-CREATE OR REPLACE FUNCTION cyclone._insert_steps(p_run_ids uuid[], p_inputs jsonb[], p_definition jsonb,
-                                                 p_scheduled_at timestamptz)
-RETURNS void
-LANGUAGE plpgsql
-AS $$
-BEGIN
-    -- PL/pgSQL, not SQL, so that the plan is cached: submit is a hot path too.
-    INSERT INTO cyclone_steps (run_id, node, handler, kind, state, deps, on_dep_failure, priority,
-                               max_attempts, timeout, signal, child_workflow, max_wait, input, scheduled_at)
-    SELECT r.id, n.name, n.handler, n.kind,
-           CASE WHEN n.kind = 'task' AND cardinality(n.deps) = 0 THEN 'available' ELSE 'pending' END,
-           n.deps, n.on_dep_failure, n.priority, n.max_attempts, n.timeout, n.signal, n.workflow,
-           n.max_wait, r.input, p_scheduled_at
-      FROM unnest(p_run_ids, p_inputs) AS r(id, input)
-     CROSS JOIN jsonb_to_recordset(p_definition -> 'nodes') AS n(
-               name text, handler text, kind text, deps text[], on_dep_failure text, priority int,
-               max_attempts int, timeout interval, signal text, workflow text, max_wait interval);
-END
-$$;
-
--- Creates a run and its steps (root tasks available at p_run_at or now, the
--- rest pending) and reaches root wait and child nodes. An idempotency key
--- already used for the workflow returns that run and creates nothing.
-CREATE OR REPLACE FUNCTION cyclone._create_run(
-    p_workflow text, p_input jsonb, p_deadline interval, p_idempotency_key text,
-    p_run_at timestamptz, p_parent_run_id uuid, p_parent_step_id bigint)
-RETURNS uuid
-LANGUAGE plpgsql
-AS $$
-DECLARE
-    v_now timestamptz := cyclone.now();
-    v_definition jsonb;
-    v_id uuid;
-BEGIN
-    SELECT w.definition INTO v_definition FROM cyclone_workflows w WHERE w.name = p_workflow;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'workflow "%" is not defined', p_workflow USING ERRCODE = 'P0002';
-    END IF;
-
-    INSERT INTO cyclone_runs (workflow, input, created_at, started_at, deadline_at, idempotency_key,
-                              parent_run_id, parent_step_id)
-    VALUES (p_workflow, p_input, v_now, v_now,
-            CASE WHEN p_deadline > interval '0' THEN v_now + p_deadline END,
-            p_idempotency_key, p_parent_run_id, p_parent_step_id)
-    ON CONFLICT (workflow, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
-    RETURNING id INTO v_id;
-    IF v_id IS NULL THEN
-        SELECT r.id INTO v_id FROM cyclone_runs r
-         WHERE r.workflow = p_workflow AND r.idempotency_key = p_idempotency_key;
-        RETURN v_id;
-    END IF;
-
-    PERFORM cyclone._insert_steps(ARRAY[v_id], ARRAY[p_input], v_definition, coalesce(p_run_at, v_now));
-
-    IF EXISTS (SELECT 1 FROM jsonb_array_elements(v_definition -> 'nodes') n
-                WHERE n ->> 'kind' <> 'task' AND jsonb_array_length(n -> 'deps') = 0) THEN
-        PERFORM cyclone._advance(v_id);
-    END IF;
-    IF p_run_at IS NULL OR p_run_at <= v_now THEN
-        PERFORM pg_notify('cyclone_wakeup', '');
-    END IF;
-    RETURN v_id;
-END
-$$;
+REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA cyclone FROM PUBLIC;
 
 COMMIT;

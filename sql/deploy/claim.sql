@@ -1,35 +1,10 @@
 -- Deploy cyclone:claim
+-- requires: tables checks clock
 -- claim() and renew(): the lease half of the worker protocol (SPEC section 6).
 -- claim takes steps with FOR UPDATE SKIP LOCKED, so concurrent workers never get
 -- the same step; each claim bumps lease_generation, which fences every later
 -- renew/complete/fail of an older lease.
 BEGIN;
-
-CREATE OR REPLACE FUNCTION cyclone._require(p_function text, p_ok boolean, p_message text)
-RETURNS void
-LANGUAGE plpgsql IMMUTABLE
-AS $$
-BEGIN
-    IF p_ok IS NULL THEN
-        RAISE EXCEPTION '%: % (got NULL)', p_function, p_message USING ERRCODE = '22004';
-    ELSIF NOT p_ok THEN
-        RAISE EXCEPTION '%: %', p_function, p_message USING ERRCODE = '22023';
-    END IF;
-END
-$$;
-
--- Raises 22004 unless every required argument was given (p_given is the AND of
--- their IS NOT NULL tests).
-CREATE OR REPLACE FUNCTION cyclone._require_given(p_function text, p_given boolean, p_message text)
-RETURNS void
-LANGUAGE plpgsql IMMUTABLE
-AS $$
-BEGIN
-    IF NOT p_given THEN
-        RAISE EXCEPTION '%: %', p_function, p_message USING ERRCODE = '22004';
-    END IF;
-END
-$$;
 
 CREATE OR REPLACE FUNCTION cyclone.claim(
     p_worker text,
@@ -153,5 +128,9 @@ $$;
 COMMENT ON FUNCTION cyclone.renew(bigint, text, bigint, interval) IS
     'Heartbeat: extend the lease while the step is running under this owner and generation and '
     'its timeout has not passed. False means the worker must cancel the handler.';
+
+REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA cyclone FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION cyclone.claim(text, text[], int, interval), cyclone.renew(bigint, text, bigint, interval)
+    TO cyclone_worker, cyclone_admin;
 
 COMMIT;

@@ -1,4 +1,5 @@
 -- Deploy cyclone:clock
+-- requires: schema
 -- The one engine clock. Every engine function reads cyclone.now(); tests move it
 -- with advance_time(), and the offset lives in a one-row table so that it holds
 -- across connections.
@@ -53,5 +54,11 @@ AS $$
     UPDATE cyclone.clock SET time_offset = interval '0'
 $$;
 COMMENT ON FUNCTION cyclone.reset_time() IS 'Tests only: put the engine clock back on real time.';
+
+-- Access (SPEC section 10): every role reads the clock; only cyclone_admin moves it.
+REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA cyclone FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION cyclone.now() TO cyclone_worker, cyclone_client, cyclone_admin;
+GRANT EXECUTE ON FUNCTION cyclone.advance_time(interval), cyclone.reset_time() TO cyclone_admin;
+GRANT SELECT ON cyclone.clock TO cyclone_admin;
 
 COMMIT;

@@ -1,4 +1,5 @@
 -- Deploy cyclone:complete
+-- requires: advance runs checks clock
 -- complete() and complete_many(): a compare-and-set on (running, owner,
 -- generation), then the DAG advance in the same transaction. A late result (after
 -- a reclaim, timeout, cancel or deadline) matches nothing and changes nothing.
@@ -126,5 +127,10 @@ END
 $$;
 COMMENT ON FUNCTION cyclone.complete_many(text, bigint[], bigint[], jsonb[]) IS
     'Batch complete: each element is its own compare-and-set with the semantics of complete().';
+
+REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA cyclone FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION cyclone.complete(bigint, text, bigint, jsonb),
+                          cyclone.complete_many(text, bigint[], bigint[], jsonb[])
+    TO cyclone_worker, cyclone_admin;
 
 COMMIT;

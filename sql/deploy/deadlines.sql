@@ -1,38 +1,28 @@
 -- Deploy cyclone:deadlines
+-- requires: advance runs checks clock
 -- enforce_deadlines() fails runs past deadline_at; _expire_waits() discards wait
 -- and child nodes past their max_wait. Both skip paused runs (their clocks stop)
 -- and are called by tick(). Lock order: each run (after its ancestors; runs in
 -- root-run order), then its steps.
 BEGIN;
 
--- Fails one running run at its deadline: available, running and waiting steps are
--- discarded (kind deadline), the other live ones cancelled, child runs cancelled.
+-- Fails one running run at its deadline: its available, running and waiting
+-- steps are discarded (kind deadline; a child node's child run is cancelled),
+-- then the run fails through the same path as any failed run, which cancels
+-- the rest of its live steps and tells its parent.
 CREATE OR REPLACE FUNCTION cyclone._expire_deadline(p_run_id uuid)
 RETURNS void
 LANGUAGE plpgsql
 AS $$
-DECLARE
-    v_now timestamptz := cyclone.now();
-    v_step record;
 BEGIN
-    UPDATE cyclone_runs SET state = 'failed', finished_at = v_now WHERE id = p_run_id;
-    FOR v_step IN
-        UPDATE cyclone_steps
-           SET state = 'discarded', error_kind = 'deadline', error = 'run deadline exceeded',
-               finished_at = v_now, lease_owner = NULL, lease_expiry = NULL
-         WHERE run_id = p_run_id AND state IN ('available', 'running', 'waiting')
-        RETURNING id, node, kind, child_run_id
-    LOOP
-        PERFORM pg_notify('cyclone_discard', json_build_object(
-            'run_id', p_run_id, 'step_id', v_step.id, 'node', v_step.node, 'error_kind', 'deadline')::text);
-        IF v_step.kind = 'child' AND v_step.child_run_id IS NOT NULL THEN
-            PERFORM cyclone._cancel_run(v_step.child_run_id, 'run cancelled');
-        END IF;
-    END LOOP;
-    PERFORM cyclone._cancel_steps(p_run_id, NULL, 'run deadline exceeded');
+    PERFORM cyclone._discard_steps(
+        ARRAY(SELECT s.id FROM cyclone_steps s
+               WHERE s.run_id = p_run_id AND s.state IN ('available', 'running', 'waiting')
+               ORDER BY s.id),
+        'run deadline exceeded', 'deadline');
+    PERFORM cyclone._end_run_and_notify(p_run_id, 'failed', 'run deadline exceeded');
     -- Handlers still running for this run stop at once; renew() is the backstop.
     PERFORM pg_notify('cyclone_cancel', p_run_id::text);
-    PERFORM cyclone._notify_parent(p_run_id);
 END
 $$;
 
@@ -117,5 +107,8 @@ BEGIN
     END LOOP;
 END
 $$;
+
+REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA cyclone FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION cyclone.enforce_deadlines(int) TO cyclone_admin;
 
 COMMIT;

@@ -1,4 +1,5 @@
 -- Deploy cyclone:fail
+-- requires: advance runs checks clock
 -- backoff() and fail(): a failed execution returns the step to available after a
 -- jittered exponential delay while attempts remain, else discards it and applies
 -- the DAG's failure policy. fail() is a compare-and-set like complete().
@@ -92,5 +93,9 @@ END
 $$;
 COMMENT ON FUNCTION cyclone.fail(bigint, text, bigint, text, text, interval) IS
     'Report a failed execution. Returns available (retry scheduled), discarded, or NULL when the lease is no longer ours.';
+
+REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA cyclone FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION cyclone.fail(bigint, text, bigint, text, text, interval), cyclone.backoff(int)
+    TO cyclone_worker, cyclone_admin;
 
 COMMIT;

@@ -1,28 +1,10 @@
 -- Deploy cyclone:operator
+-- requires: advance runs checks clock
 -- What operators do to runs (SPEC section 9): retry and retry_all reopen
 -- dead letters, cancel ends a run, pause and resume stop and restart its clocks.
 -- Each action and its reason is recorded in cyclone_audit.
 -- Lock order: the run (after its ancestors), then its steps.
 BEGIN;
-
--- Locks a run for an operator action, or raises P0002.
-CREATE OR REPLACE FUNCTION cyclone._operator_run(p_function text, p_run_id uuid)
-RETURNS cyclone.cyclone_runs
-LANGUAGE plpgsql
-AS $$
-DECLARE
-    v_run cyclone.cyclone_runs;
-BEGIN
-    IF p_run_id IS NULL THEN
-        RAISE EXCEPTION '%: p_run_id must not be NULL', p_function USING ERRCODE = '22004';
-    END IF;
-    v_run := cyclone._lock_run(p_run_id);
-    IF v_run.id IS NULL THEN
-        RAISE EXCEPTION 'run % does not exist', p_run_id USING ERRCODE = 'P0002';
-    END IF;
-    RETURN v_run;
-END
-$$;
 
 -- Reopens discarded steps of a locked run (the given ones), gives the run back
 -- to running if it had ended, returns the cancelled steps whose dependencies are
@@ -99,7 +81,7 @@ BEGIN
     PERFORM cyclone._require_given('retry', p_node IS NOT NULL AND p_additional_attempts IS NOT NULL,
                              'p_node and p_additional_attempts are required');
     PERFORM cyclone._require('retry', p_additional_attempts >= 0, 'p_additional_attempts must not be negative');
-    v_run := cyclone._operator_run('retry', p_run_id);
+    v_run := cyclone._lock_existing_run('retry', p_run_id);
     SELECT s.* INTO v_step FROM cyclone_steps s WHERE s.run_id = p_run_id AND s.node = p_node FOR UPDATE;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'run % has no node "%"', p_run_id, p_node USING ERRCODE = 'P0002';
@@ -125,7 +107,7 @@ DECLARE
     v_run cyclone.cyclone_runs;
     v_ids bigint[];
 BEGIN
-    v_run := cyclone._operator_run('retry_all', p_run_id);
+    v_run := cyclone._lock_existing_run('retry_all', p_run_id);
     SELECT array_agg(s.id ORDER BY s.id) INTO v_ids FROM cyclone_steps s
      WHERE s.run_id = p_run_id AND s.state = 'discarded';
     IF v_ids IS NULL THEN
@@ -146,12 +128,12 @@ AS $$
 DECLARE
     v_run cyclone.cyclone_runs;
 BEGIN
-    v_run := cyclone._operator_run('cancel', p_run_id);
+    v_run := cyclone._lock_existing_run('cancel', p_run_id);
     IF v_run.state NOT IN ('running', 'paused') THEN
         RETURN false;
     END IF;
     INSERT INTO cyclone_audit (at, run_id, action, reason) VALUES (cyclone.now(), p_run_id, 'cancel', p_reason);
-    RETURN cyclone._cancel_run(p_run_id, 'run cancelled');
+    RETURN cyclone._end_run_and_notify(p_run_id, 'cancelled', 'run cancelled');
 END
 $$;
 COMMENT ON FUNCTION cyclone.cancel(uuid, text) IS
@@ -168,7 +150,7 @@ DECLARE
     v_run cyclone.cyclone_runs;
     v_now timestamptz := cyclone.now();
 BEGIN
-    v_run := cyclone._operator_run('pause', p_run_id);
+    v_run := cyclone._lock_existing_run('pause', p_run_id);
     IF v_run.state <> 'running' THEN
         RETURN false;
     END IF;
@@ -191,7 +173,7 @@ DECLARE
     v_now timestamptz := cyclone.now();
     v_paused interval;
 BEGIN
-    v_run := cyclone._operator_run('resume', p_run_id);
+    v_run := cyclone._lock_existing_run('resume', p_run_id);
     IF v_run.state <> 'paused' THEN
         RETURN false;
     END IF;
@@ -214,5 +196,10 @@ END
 $$;
 COMMENT ON FUNCTION cyclone.resume(uuid) IS
     'Resume a paused run; its deadline and max_wait expiries move forward by the pause. False unless paused.';
+
+REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA cyclone FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION cyclone.retry(uuid, text, int, text), cyclone.retry_all(uuid, text),
+                          cyclone.cancel(uuid, text), cyclone.pause(uuid), cyclone.resume(uuid)
+    TO cyclone_admin;
 
 COMMIT;

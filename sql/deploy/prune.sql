@@ -1,4 +1,5 @@
 -- Deploy cyclone:prune
+-- requires: tables checks clock
 -- prune(): retention. Deletes runs that finished more than p_older_than ago,
 -- with their steps, signals and audit rows, at most p_limit runs a call so that
 -- a big backlog is removed in short transactions. A finished child run whose
@@ -34,5 +35,8 @@ END
 $$;
 COMMENT ON FUNCTION cyclone.prune(interval, int) IS
     'Delete up to p_limit runs finished more than p_older_than ago, with their steps. Returns how many.';
+
+REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA cyclone FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION cyclone.prune(interval, int) TO cyclone_admin;
 
 COMMIT;

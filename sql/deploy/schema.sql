@@ -1,4 +1,5 @@
 -- Deploy cyclone:schema
+-- requires: (none)
 -- The schema every engine object lives in, and the three roles of SPEC section 10.
 -- Roles are cluster-wide: create each only when it is missing.
 BEGIN;

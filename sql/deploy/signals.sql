@@ -1,4 +1,5 @@
 -- Deploy cyclone:signals
+-- requires: advance runs checks clock
 -- signal(): completes the waiting wait node(s) for a signal and advances the run,
 -- or keeps a signal that came before its node was reached (consumed, oldest
 -- first, when the node is reached: see _advance). Lock order: the run, then steps.
@@ -16,7 +17,7 @@ DECLARE
 BEGIN
     PERFORM cyclone._require('signal', p_name <> '', 'p_name must be a non-empty signal name');
     PERFORM cyclone._check_payload('signal: p_payload', p_payload);
-    v_run := cyclone._operator_run('signal', p_run_id);
+    v_run := cyclone._lock_existing_run('signal', p_run_id);
     IF v_run.state NOT IN ('running', 'paused') THEN
         RETURN false;
     END IF;
@@ -38,5 +39,8 @@ $$;
 COMMENT ON FUNCTION cyclone.signal(uuid, text, jsonb) IS
     'Deliver a signal: completes the waiting wait node with p_payload as output, or keeps it for a '
     'node still to come. False when the run is over or no wait node for it is still to come.';
+
+REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA cyclone FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION cyclone.signal(uuid, text, jsonb) TO cyclone_client, cyclone_admin;
 
 COMMIT;

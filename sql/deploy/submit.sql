@@ -1,21 +1,9 @@
 -- Deploy cyclone:submit
+-- requires: advance checks
 -- submit(), submit_many() and get_run(): how any SQL client starts and reads a
--- run (SPEC section 5).
+-- run (SPEC section 5). Runs are started by advance.sql's _start_runs, the one
+-- path every run is made by.
 BEGIN;
-
--- Inputs (and signal payloads) are capped so one bad caller cannot bloat the
--- steps table: every step of a run carries a copy of the run input.
-CREATE OR REPLACE FUNCTION cyclone._check_payload(p_what text, p_value jsonb)
-RETURNS void
-LANGUAGE plpgsql IMMUTABLE
-AS $$
-BEGIN
-    IF pg_column_size(p_value) > 1048576 THEN
-        RAISE EXCEPTION '% is % bytes; the limit is 1 MiB', p_what, pg_column_size(p_value)
-            USING ERRCODE = '22023';
-    END IF;
-END
-$$;
 
 CREATE OR REPLACE FUNCTION cyclone.submit(
     p_workflow text,
@@ -40,7 +28,7 @@ BEGIN
         RAISE EXCEPTION 'submit: p_idempotency_key must not be empty' USING ERRCODE = '22023';
     END IF;
     PERFORM cyclone._check_payload('submit: p_input', p_input);
-    RETURN cyclone._create_run(p_workflow, p_input, p_deadline, p_idempotency_key, p_run_at, NULL, NULL);
+    RETURN (cyclone._start_runs(p_workflow, ARRAY[p_input], p_deadline, p_idempotency_key, p_run_at, NULL, NULL))[1];
 END
 $$;
 COMMENT ON FUNCTION cyclone.submit(text, jsonb, interval, text, timestamptz) IS
@@ -55,10 +43,6 @@ LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = cyclone, pg_temp
 AS $$
-DECLARE
-    v_now timestamptz := cyclone.now();
-    v_definition jsonb;
-    v_ids uuid[];
 BEGIN
     IF p_workflow IS NULL OR p_inputs IS NULL THEN
         RAISE EXCEPTION 'submit_many: p_workflow and p_inputs must not be NULL' USING ERRCODE = '22004';
@@ -68,26 +52,8 @@ BEGIN
     END IF;
     PERFORM cyclone._check_payload(format('submit_many: input %s', i.ord), i.input)
        FROM unnest(p_inputs) WITH ORDINALITY AS i(input, ord);
-    SELECT w.definition INTO v_definition FROM cyclone_workflows w WHERE w.name = p_workflow;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'workflow "%" is not defined', p_workflow USING ERRCODE = 'P0002';
-    END IF;
-    IF cardinality(p_inputs) = 0 THEN
-        RETURN;
-    END IF;
-
-    -- Set-based: ids are made first so that they come back in input order.
-    v_ids := ARRAY(SELECT gen_random_uuid() FROM generate_series(1, cardinality(p_inputs)));
-    INSERT INTO cyclone_runs (id, workflow, input, created_at, started_at, deadline_at)
-    SELECT r.id, p_workflow, r.input, v_now, v_now, CASE WHEN p_deadline > interval '0' THEN v_now + p_deadline END
-      FROM unnest(v_ids, p_inputs) AS r(id, input);
-    PERFORM cyclone._insert_steps(v_ids, p_inputs, v_definition, v_now);
-    IF EXISTS (SELECT 1 FROM jsonb_array_elements(v_definition -> 'nodes') n
-                WHERE n ->> 'kind' <> 'task' AND jsonb_array_length(n -> 'deps') = 0) THEN
-        PERFORM cyclone._advance_runs(v_ids);
-    END IF;
-    PERFORM pg_notify('cyclone_wakeup', '');
-    RETURN QUERY SELECT unnest(v_ids);
+    -- No inputs start nothing, but an unknown workflow is still P0002.
+    RETURN QUERY SELECT unnest(cyclone._start_runs(p_workflow, p_inputs, p_deadline, NULL, NULL, NULL, NULL));
 END
 $$;
 COMMENT ON FUNCTION cyclone.submit_many(text, jsonb[], interval) IS
@@ -122,5 +88,10 @@ END
 $$;
 COMMENT ON FUNCTION cyclone.get_run(uuid) IS
     'One run with the error of the discard that failed it (NULL when none). Unknown id: P0002.';
+
+REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA cyclone FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION cyclone.submit(text, jsonb, interval, text, timestamptz),
+                          cyclone.submit_many(text, jsonb[], interval), cyclone.get_run(uuid)
+    TO cyclone_client, cyclone_admin;
 
 COMMIT;

@@ -1,4 +1,5 @@
 -- Deploy cyclone:sweep
+-- requires: fail advance runs checks clock
 -- sweep(): recovery of running steps (SPEC section 7). A step past its timeout is
 -- a failed execution (kind timeout, backoff, attempt charged) whether or not its
 -- lease expired; a step whose lease expired is reclaimed: claimable again at once
@@ -76,5 +77,8 @@ $$;
 COMMENT ON FUNCTION cyclone.sweep(int, int) IS
     'Recover running steps: timeouts (retried/discarded) and expired leases (reclaimed, or discarded '
     'as reclaim_limit once p_max_reclaims > 0 reclaims are spent). At most p_limit steps a call.';
+
+REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA cyclone FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION cyclone.sweep(int, int) TO cyclone_admin;
 
 COMMIT;

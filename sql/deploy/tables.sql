@@ -1,4 +1,5 @@
 -- Deploy cyclone:tables
+-- requires: clock
 -- The engine's tables. States are text with named CHECKs, and cross-column
 -- invariants make illegal rows unstorable: the lease columns are set iff a step
 -- is running, finished_at is set iff a run or step is terminal.
@@ -137,5 +138,10 @@ CREATE TABLE cyclone.cyclone_audit (
 );
 CREATE INDEX cyclone_audit_run ON cyclone.cyclone_audit (run_id, id);
 COMMENT ON TABLE cyclone.cyclone_audit IS 'Operator actions on runs, with the reason given.';
+
+-- No role but the owner writes these: every write goes through a SECURITY
+-- DEFINER function. cyclone_admin reads everything.
+GRANT SELECT ON cyclone.cyclone_workflows, cyclone.cyclone_runs, cyclone.cyclone_steps,
+                cyclone.cyclone_signals, cyclone.cyclone_audit TO cyclone_admin;
 
 COMMIT;

@@ -1,4 +1,5 @@
 -- Deploy cyclone:tick
+-- requires: sweep deadlines runs checks clock
 -- tick(): one bounded pass of everything time-driven (sweep, deadlines, max_wait,
 -- wake-ups for steps whose scheduled_at arrived). The worker calls it on its poll
 -- interval; pg_cron can call it too (schedule_tick / unschedule_tick, which look
@@ -128,5 +129,9 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION cyclone.unschedule_tick() IS 'Remove the pg_cron job made by schedule_tick(); false when there was none.';
+
+REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA cyclone FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION cyclone.tick(int) TO cyclone_worker, cyclone_admin;
+GRANT EXECUTE ON FUNCTION cyclone.schedule_tick(text, int), cyclone.unschedule_tick() TO cyclone_admin;
 
 COMMIT;

@@ -1,4 +1,5 @@
 -- Deploy cyclone:views
+-- requires: tables
 -- The read side users query with plain SQL. completed_at is the terminal
 -- timestamp of every terminal state (there is no discarded_at).
 BEGIN;
@@ -27,5 +28,8 @@ COMMENT ON VIEW cyclone.cyclone_v_steps IS 'Steps with their run''s workflow; co
 CREATE OR REPLACE VIEW cyclone.cyclone_v_dlq AS
 SELECT * FROM cyclone.cyclone_v_steps WHERE state = 'discarded';
 COMMENT ON VIEW cyclone.cyclone_v_dlq IS 'The dead-letter queue: discarded steps, with their run''s workflow.';
+
+GRANT SELECT ON cyclone.cyclone_v_workflows, cyclone.cyclone_v_runs, cyclone.cyclone_v_steps,
+                cyclone.cyclone_v_dlq TO cyclone_client, cyclone_admin;
 
 COMMIT;

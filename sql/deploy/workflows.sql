@@ -1,17 +1,9 @@
 -- Deploy cyclone:workflows
+-- requires: tables checks clock
 -- define_workflow(): validate a DAG definition (SPEC section 4), fill in every
 -- default, and store the normalised form. Any problem raises 22023 naming it,
 -- before anything is written. Called by workers at start-up and by operators.
 BEGIN;
-
-CREATE OR REPLACE FUNCTION cyclone._bad_definition(p_workflow text, p_problem text)
-RETURNS void
-LANGUAGE plpgsql IMMUTABLE
-AS $$
-BEGIN
-    RAISE EXCEPTION 'workflow "%": %', p_workflow, p_problem USING ERRCODE = '22023';
-END
-$$;
 
 -- A positive interval from a definition field, or NULL when the field is absent.
 CREATE OR REPLACE FUNCTION cyclone._definition_interval(p_workflow text, p_node text, p_field text, p_value jsonb)
@@ -227,5 +219,8 @@ END
 $$;
 COMMENT ON FUNCTION cyclone.define_workflow(text, jsonb) IS
     'Insert or replace a workflow definition (SPEC section 4). A bad definition raises 22023 and writes nothing.';
+
+REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA cyclone FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION cyclone.define_workflow(text, jsonb) TO cyclone_worker, cyclone_admin;
 
 COMMIT;

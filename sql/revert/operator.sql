@@ -6,5 +6,4 @@ DROP FUNCTION cyclone.cancel(uuid, text);
 DROP FUNCTION cyclone.retry_all(uuid, text);
 DROP FUNCTION cyclone.retry(uuid, text, int, text);
 DROP FUNCTION cyclone._reopen(cyclone.cyclone_runs, bigint[], int, text);
-DROP FUNCTION cyclone._operator_run(text, uuid);
 COMMIT;

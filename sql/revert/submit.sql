@@ -3,5 +3,4 @@ BEGIN;
 DROP FUNCTION cyclone.get_run(uuid);
 DROP FUNCTION cyclone.submit_many(text, jsonb[], interval);
 DROP FUNCTION cyclone.submit(text, jsonb, interval, text, timestamptz);
-DROP FUNCTION cyclone._check_payload(text, jsonb);
 COMMIT;

@@ -4,5 +4,4 @@ DROP FUNCTION cyclone.define_workflow(text, jsonb);
 DROP FUNCTION cyclone._normalize_definition(text, jsonb);
 DROP FUNCTION cyclone._positive_int(text, text, jsonb);
 DROP FUNCTION cyclone._definition_interval(text, text, text, jsonb);
-DROP FUNCTION cyclone._bad_definition(text, text);
 COMMIT;

@@ -11,4 +11,6 @@ SELECT id, run_id, node, handler, kind, state, attempt, max_attempts, reclaims, 
 SELECT id, run_id, name, payload, received_at FROM cyclone.cyclone_signals WHERE FALSE;
 SELECT id, at, run_id, node, action, reason, actor FROM cyclone.cyclone_audit WHERE FALSE;
 SELECT 1 / count(*) FROM pg_indexes WHERE schemaname = 'cyclone' AND indexname = 'cyclone_steps_claimable';
+SELECT 1 / has_table_privilege('cyclone_admin', 'cyclone.cyclone_steps', 'select')::int;
+SELECT 1 / (NOT has_table_privilege('cyclone_worker', 'cyclone.cyclone_steps', 'update'))::int;
 ROLLBACK;

@@ -7,4 +7,6 @@ SELECT run_id, node, kind, state, attempt, max_attempts, reclaims, error, error_
        scheduled_at, started_at, completed_at
   FROM cyclone.cyclone_v_steps WHERE FALSE;
 SELECT run_id, node, workflow, error_kind, completed_at FROM cyclone.cyclone_v_dlq WHERE FALSE;
+SELECT 1 / has_table_privilege('cyclone_client', 'cyclone.cyclone_v_steps', 'select')::int;
+SELECT 1 / has_table_privilege('cyclone_admin', 'cyclone.cyclone_v_dlq', 'select')::int;
 ROLLBACK;
