@@ -5,7 +5,7 @@
 -- interval; pg_cron can call it too (schedule_tick / unschedule_tick, which look
 -- for pg_cron only when called, so the engine deploys without it).
 -- Lock order: every run the pass will act on is locked first, by root run then
--- run id (see advance.sql); each phase alone keeps that order, but one phase
+-- run id (see runs.sql); each phase alone keeps that order, but one phase
 -- after another would not, and a complete_many() batch waiting the other way
 -- round would deadlock with it.
 BEGIN;
