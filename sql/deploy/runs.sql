@@ -108,9 +108,15 @@ LANGUAGE plpgsql
 AS $$
 DECLARE
     v_now timestamptz := cyclone.now();
-    -- Made first, so that they come back in input order.
-    v_ids uuid[] := ARRAY(SELECT gen_random_uuid() FROM generate_series(1, cardinality(p_inputs)));
+    v_ids uuid[];
 BEGIN
+    -- Ids are made first, so that they come back in input order. One input
+    -- (submit, a child run) takes a plain expression: a query costs more.
+    IF cardinality(p_inputs) = 1 THEN
+        v_ids := ARRAY[gen_random_uuid()];
+    ELSE
+        v_ids := ARRAY(SELECT gen_random_uuid() FROM generate_series(1, cardinality(p_inputs)));
+    END IF;
     INSERT INTO cyclone_runs (id, workflow, input, created_at, started_at, deadline_at, idempotency_key,
                               parent_run_id, parent_step_id)
     SELECT r.id, p_workflow, r.input, v_now, v_now,

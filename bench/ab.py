@@ -1,0 +1,104 @@
+"""A/B of the engine's SQL: the schema at a git ref (A) vs the working tree (B),
+same cluster, same worker code, same run, measurements interleaved A B A B.
+
+    .venv/bin/python -m bench.ab --ref v0.2.0 [--rounds 3] [--quick]
+
+For a change that reworks hot-path functions: submit (one run per
+transaction), submit_many (batches of 1,000) and the drain of single-step runs
+by one worker (concurrency 10). Prints each round and the median B/A ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import statistics
+import subprocess
+import tarfile
+import tempfile
+import time
+from io import BytesIO
+from pathlib import Path
+from typing import Any
+
+import psycopg
+
+from bench import harness
+from bench.sections import _drain_with_worker, _submit_many
+from cyclone_py import db
+
+logger = logging.getLogger(__name__)
+
+
+def _export(ref: str, into: Path) -> Path:
+    """The sqitch project (plan, conf, sql/) as it was at ``ref``."""
+    archive = subprocess.run(["git", "archive", ref, "sqitch.plan", "sqitch.conf", "sql"],
+                             cwd=harness.ROOT, check=True, capture_output=True).stdout
+    with tarfile.open(fileobj=BytesIO(archive)) as tar:
+        tar.extractall(into, filter="data")
+    return into
+
+
+def _deploy(project: Path, dsn: str) -> None:
+    subprocess.run(["sqitch", "--quiet", "deploy", f"db:pg:{db.dbname_of(dsn)}"],
+                   cwd=project, env=db.pg_env(dsn), check=True, capture_output=True)
+
+
+def _submit_one_by_one(dsn: str, n: int) -> float:
+    """runs/s of ``n`` cyclone.submit calls, each its own transaction."""
+    with psycopg.connect(dsn, autocommit=True) as c:
+        c.execute("SELECT cyclone.submit('bench_noop', '{\"n\": 0}')")  # warm the plans
+        t = time.perf_counter()
+        for i in range(n):
+            c.execute("SELECT cyclone.submit('bench_noop', %s::jsonb)", (json.dumps({"n": i}),))
+        return n / (time.perf_counter() - t)
+
+
+def _round(cluster: db.EmbeddedCluster, side: str, project: Path, sizes: dict[str, int]) -> dict[str, float]:
+    name = f"{harness.PREFIX}ab_{side}"
+    cluster.drop_database(name)
+    dsn = cluster.create_database(name)
+    try:
+        _deploy(project, dsn)
+        harness.define_workflows(dsn)
+        submit = _submit_one_by_one(dsn, sizes["submit"])
+        with psycopg.connect(dsn, autocommit=True) as c:
+            c.execute("TRUNCATE cyclone.cyclone_runs CASCADE")
+        many = _submit_many(dsn, "bench_noop", sizes["drain"])
+        drain = _drain_with_worker(dsn, sizes["drain"], sizes["drain"], timeout=600)
+        return {"submit_runs_s": round(submit, 1), "submit_many_runs_s": round(many, 1),
+                "drain_steps_s": drain["steps_s"]}
+    finally:
+        cluster.drop_database(name)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.ab", description=__doc__.splitlines()[0])
+    parser.add_argument("--ref", required=True, help="git ref of side A (B is the working tree)")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="smaller sizes")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING)
+    sizes = {"submit": 1_000, "drain": 2_000} if args.quick else {"submit": 3_000, "drain": 10_000}
+    cluster = db.embedded()
+    cluster.start()
+    results: dict[str, list[dict[str, float]]] = {"A": [], "B": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        projects = {"A": _export(args.ref, Path(tmp)), "B": harness.ROOT}
+        for i in range(args.rounds):
+            for side in ("A", "B") if i % 2 == 0 else ("B", "A"):
+                r = _round(cluster, side, projects[side], sizes)
+                results[side].append(r)
+                print(f"round {i + 1} {side}: {r}", flush=True)
+    summary: dict[str, Any] = {"ref": args.ref, "rounds": args.rounds, "sizes": sizes}
+    for key in results["A"][0]:
+        a = statistics.median(r[key] for r in results["A"])
+        b = statistics.median(r[key] for r in results["B"])
+        summary[key] = {"A_median": a, "B_median": b, "B_over_A": round(b / a, 3)}
+    print(json.dumps(summary, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
