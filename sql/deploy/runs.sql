@@ -98,8 +98,9 @@ $$;
 
 -- Creates one run per input (in input order) with its steps: root tasks
 -- available at p_run_at or now, the rest pending. Returns the new runs' ids;
--- none when p_idempotency_key (given with one input only) was already used for
--- the workflow. Root wait and child nodes are the caller's to reach.
+-- none when p_idempotency_key was already used for the workflow. A key is
+-- given with one input and no parent (submit). Root wait and child nodes are
+-- the caller's to reach.
 CREATE OR REPLACE FUNCTION cyclone._create_runs(
     p_workflow text, p_definition jsonb, p_inputs jsonb[], p_deadline interval, p_idempotency_key text,
     p_run_at timestamptz, p_parent_run_id uuid, p_parent_step_id bigint)
@@ -108,6 +109,7 @@ LANGUAGE plpgsql
 AS $$
 DECLARE
     v_now timestamptz := cyclone.now();
+    v_deadline timestamptz := CASE WHEN p_deadline > interval '0' THEN v_now + p_deadline END;
     v_ids uuid[];
 BEGIN
     -- Ids are made first, so that they come back in input order. One input
@@ -117,15 +119,19 @@ BEGIN
     ELSE
         v_ids := ARRAY(SELECT gen_random_uuid() FROM generate_series(1, cardinality(p_inputs)));
     END IF;
-    INSERT INTO cyclone_runs (id, workflow, input, created_at, started_at, deadline_at, idempotency_key,
-                              parent_run_id, parent_step_id)
-    SELECT r.id, p_workflow, r.input, v_now, v_now,
-           CASE WHEN p_deadline > interval '0' THEN v_now + p_deadline END,
-           p_idempotency_key, p_parent_run_id, p_parent_step_id
-      FROM unnest(v_ids, p_inputs) AS r(id, input)
-    ON CONFLICT (workflow, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING;
-    IF NOT FOUND THEN
-        RETURN '{}'::uuid[];
+    IF p_idempotency_key IS NULL THEN
+        -- No ON CONFLICT without a key: its speculative insertion costs every row.
+        INSERT INTO cyclone_runs (id, workflow, input, created_at, started_at, deadline_at,
+                                  parent_run_id, parent_step_id)
+        SELECT r.id, p_workflow, r.input, v_now, v_now, v_deadline, p_parent_run_id, p_parent_step_id
+          FROM unnest(v_ids, p_inputs) AS r(id, input);
+    ELSE
+        INSERT INTO cyclone_runs (id, workflow, input, created_at, started_at, deadline_at, idempotency_key)
+        VALUES (v_ids[1], p_workflow, p_inputs[1], v_now, v_now, v_deadline, p_idempotency_key)
+        ON CONFLICT (workflow, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING;
+        IF NOT FOUND THEN
+            RETURN '{}'::uuid[];
+        END IF;
     END IF;
     PERFORM cyclone._insert_steps(v_ids, p_inputs, p_definition, coalesce(p_run_at, v_now));
     RETURN v_ids;
