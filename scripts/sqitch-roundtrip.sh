@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# On an empty database: sqitch deploy && revert -y && deploy && verify.
+# On an empty database: sqitch deploy && revert -y && deploy && verify, then
+# revert to the latest release tag and deploy again (the reworks' reverts).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 DB="cyclone_roundtrip_$$"
 drop_db "$DB"; create_db "$DB"
@@ -11,4 +12,10 @@ left=$(psql -X -At -d "$DB" -c "SELECT count(*) FROM pg_namespace WHERE nspname 
 if [[ "$left" != 0 ]]; then echo "sqitch-roundtrip: schema cyclone still exists after revert" >&2; exit 1; fi
 sqitch_db "$DB" deploy
 sqitch_db "$DB" verify
-echo "sqitch round trip: ok"
+tag=$(grep -o '^@[^ ]*' sqitch.plan | tail -1)
+if [[ -n "$tag" ]]; then
+  sqitch_db "$DB" revert -y --to "$tag"
+  sqitch_db "$DB" deploy
+  sqitch_db "$DB" verify
+fi
+echo "sqitch round trip: ok${tag:+ (and back to $tag)}"

@@ -7,7 +7,7 @@ SELECT plan(66);
 
 CREATE TEMP TABLE expected (fn text, worker boolean, client boolean, admin boolean);
 INSERT INTO expected VALUES
-    ('cyclone.claim(text, text[], int, interval)',                 true,  false, true),
+    ('cyclone.claim(text, text[], int, interval, text[])',         true,  false, true),
     ('cyclone.renew(bigint, text, bigint, interval)',              true,  false, true),
     ('cyclone.complete(bigint, text, bigint, jsonb)',              true,  false, true),
     ('cyclone.complete_many(text, bigint[], bigint[], jsonb[])',   true,  false, true),
