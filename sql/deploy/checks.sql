@@ -1,8 +1,9 @@
 -- Deploy cyclone:checks
--- requires: schema
+-- requires: checks@v0.2.0 schema
 -- The argument checks every public function shares: _require and _require_given
 -- raise 22023 / 22004 naming the function, _check_payload caps inputs and
--- payloads, _bad_definition is the one way a definition problem is reported.
+-- payloads, _bad_definition is the one way a definition problem is reported,
+-- _name_problem says what is wrong with a name a user gives.
 -- Internal: granted to no role.
 BEGIN;
 
@@ -55,6 +56,28 @@ AS $$
 BEGIN
     RAISE EXCEPTION 'workflow "%": %', p_workflow, p_problem USING ERRCODE = '22023';
 END
+$$;
+
+-- What is wrong with a name a user gives (a workflow, node, handler or signal:
+-- 1 to 200 characters, no control characters), or NULL when nothing is.
+CREATE OR REPLACE FUNCTION cyclone._name_problem(p_name text)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+AS $$
+    SELECT CASE
+        WHEN p_name = '' THEN 'is empty'
+        WHEN char_length(p_name) > 200 THEN format('is %s characters long (at most 200)', char_length(p_name))
+        WHEN p_name ~ '[[:cntrl:]]' THEN 'contains a control character'
+    END
+$$;
+
+-- A name as an error message shows it: quoted, control characters escaped,
+-- cut after 40 characters.
+CREATE OR REPLACE FUNCTION cyclone._shown(p_name text)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+AS $$
+    SELECT to_json(CASE WHEN char_length(p_name) > 40 THEN left(p_name, 40) || '...' ELSE p_name END)::text
 $$;
 
 REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA cyclone FROM PUBLIC;
