@@ -6,7 +6,8 @@ end (roles are cluster-wide, so the names are unique per test).
 
 - a worker login runs the worker protocol and nothing else: no table reads or
   writes, no operator actions, no client functions, no internal helpers;
-- a client login submits, signals and reads the views, and cannot work steps;
+- a client login submits, signals and reads the views and the run and step
+  tables (the documented deadline queries run verbatim), and cannot work steps;
 - an admin login operates and reads, and still writes no table;
 - the functions take no SQL from their arguments: hostile text is data;
 - SECURITY DEFINER functions pin search_path: hostile objects in ``public``
@@ -182,9 +183,38 @@ def test_a_client_login_submits_signals_and_reads_views_but_cannot_work_steps(
     assert refused(client, "SELECT * FROM cyclone.claim('c')")
     assert refused(client, "SELECT cyclone.complete(1, 'c', 1)")
     assert refused(client, "SELECT cyclone.cancel(%s)", (run_id,))
-    assert refused(client, "SELECT * FROM cyclone.cyclone_steps")
+    assert len(client.execute("SELECT * FROM cyclone.cyclone_steps WHERE run_id = %s", (run_id,)).fetchall()) == 2
     assert refused(client, "SELECT * FROM cyclone.cyclone_workflows")
     assert refused(client, "DELETE FROM cyclone.cyclone_runs")
+
+
+# The two queries of the run-deadline note, verbatim.
+DEADLINE_STEPS = """
+SELECT run_id, node, kind, error, completed_at
+  FROM cyclone_v_steps
+ WHERE error_kind = 'deadline'
+ ORDER BY completed_at DESC;
+"""
+DEADLINE_RUNS = """
+SELECT DISTINCT r.id, r.workflow, r.finished_at
+  FROM cyclone_runs r
+  JOIN cyclone_steps s ON s.run_id = r.id
+ WHERE s.error_kind = 'deadline'
+ ORDER BY r.finished_at DESC;
+"""
+
+
+def test_the_documented_deadline_queries_run_verbatim_for_a_client(db: Conn, login: Callable[[str], Conn]) -> None:
+    define(db, "slow", [{"name": "work"}])
+    run_id = db.execute("SELECT cyclone.submit('slow', '{}', interval '1 minute') AS id").fetchone()["id"]
+    db.execute("SELECT cyclone.advance_time('2 minutes')")
+    db.execute("SELECT cyclone.enforce_deadlines()")
+    client = login("cyclone_client")
+    client.execute("SET search_path = cyclone, public")
+    steps = client.execute(DEADLINE_STEPS).fetchall()
+    assert [(r["run_id"], r["node"], r["error"]) for r in steps] == [(run_id, "work", "run deadline exceeded")]
+    runs = client.execute(DEADLINE_RUNS).fetchall()
+    assert [(r["id"], r["workflow"]) for r in runs] == [(run_id, "slow")]
 
 
 def test_an_admin_login_operates_and_reads_but_writes_no_table(db: Conn, login: Callable[[str], Conn]) -> None:

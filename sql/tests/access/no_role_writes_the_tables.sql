@@ -1,6 +1,6 @@
 -- No role but the owner writes the tables (or the views, which are auto-updatable):
--- every write goes through the functions. The client reads the views; the admin
--- reads everything; the worker reads nothing directly.
+-- every write goes through the functions. The client reads the views and the run
+-- and step tables (SPEC 10); the admin reads everything; the worker reads nothing directly.
 BEGIN;
 SELECT plan(12);
 
@@ -16,8 +16,8 @@ SELECT is((SELECT array_agg(format('%s %s %s', r, c.oid::regclass, p) ORDER BY 1
 
 SELECT table_privs_are('cyclone', 'cyclone_runs', 'cyclone_worker', ARRAY[]::text[], 'worker: no privilege on cyclone_runs');
 SELECT table_privs_are('cyclone', 'cyclone_steps', 'cyclone_worker', ARRAY[]::text[], 'worker: no privilege on cyclone_steps');
-SELECT table_privs_are('cyclone', 'cyclone_runs', 'cyclone_client', ARRAY[]::text[], 'client: no privilege on cyclone_runs');
-SELECT table_privs_are('cyclone', 'cyclone_steps', 'cyclone_client', ARRAY[]::text[], 'client: no privilege on cyclone_steps');
+SELECT table_privs_are('cyclone', 'cyclone_runs', 'cyclone_client', ARRAY['SELECT'], 'client: SELECT only on cyclone_runs');
+SELECT table_privs_are('cyclone', 'cyclone_steps', 'cyclone_client', ARRAY['SELECT'], 'client: SELECT only on cyclone_steps');
 SELECT table_privs_are('cyclone', 'cyclone_workflows', 'cyclone_client', ARRAY[]::text[], 'client: no privilege on cyclone_workflows');
 SELECT table_privs_are('cyclone', 'cyclone_runs', 'cyclone_admin', ARRAY['SELECT'], 'admin: SELECT only on cyclone_runs');
 SELECT table_privs_are('cyclone', 'cyclone_steps', 'cyclone_admin', ARRAY['SELECT'], 'admin: SELECT only on cyclone_steps');
