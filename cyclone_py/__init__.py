@@ -8,7 +8,7 @@ without waiting (:class:`cyclone_py.testing.Env`).
 
 from __future__ import annotations
 
-from cyclone_py import errors
+from cyclone_py import errors, vocabulary
 from cyclone_py.client import ClaimedStep, Client, Run, RunRow, StepRow, TickResult
 from cyclone_py.errors import (
     Cancelled,
@@ -48,4 +48,5 @@ __all__ = [
     "WrongState",
     "errors",
     "load_app",
+    "vocabulary",
 ]

@@ -36,13 +36,10 @@ import psycopg
 
 from cyclone_py import db, errors
 from cyclone_py.client import Client, Run, RunRow, StepRow
+from cyclone_py.vocabulary import DISCARD_KINDS, RUN_STATES, TERMINAL_RUN_STATES, TERMINAL_STEP_STATES
 
 CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
 
-RUN_STATES = ("running", "paused", "completed", "failed", "cancelled")
-TERMINAL_STEP_STATES = ("completed", "discarded", "cancelled")
-# Error kinds a discarded step can carry (``cancelled`` steps are not dead letters).
-DLQ_REASONS = ("error", "panic", "timeout", "permanent", "reclaim_limit", "deadline", "max_wait", "child_failed")
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
 CONNECT_TIMEOUT = 10  # seconds: libpq's connect_timeout for every command
@@ -788,7 +785,7 @@ def dlq() -> None:
 
 
 @dlq.command("list")
-@click.option("--reason", type=click.Choice(DLQ_REASONS), help="Only steps discarded with this error kind.")
+@click.option("--reason", type=click.Choice(DISCARD_KINDS), help="Only steps discarded with this error kind.")
 @click.option("--workflow", metavar="NAME", help="Only steps of runs of this workflow.")
 @click.option("--limit", type=click.IntRange(min=1), default=100, show_default=True, help="At most this many.")
 @json_option
@@ -900,7 +897,7 @@ def signal(settings: Settings, run_id: UUID, name: str, payload: Any) -> None:
     client = settings.client()
     if not client.signal(run_id, name, payload):
         run_state = client.get_run(run_id).state
-        why = f"it is {run_state}" if run_state in ("completed", "failed", "cancelled") else (
+        why = f"it is {run_state}" if run_state in TERMINAL_RUN_STATES else (
             f"no wait node for {name!r} is still to come")
         fail(f"run {run_id} did not take signal {name!r}: {why}")
     click.echo(f"signal {name!r} delivered to run {run_id}")

@@ -27,6 +27,7 @@ from psycopg.rows import class_row
 from psycopg.types.json import Jsonb
 
 from cyclone_py import errors
+from cyclone_py.vocabulary import TERMINAL_RUN_STATES
 
 __all__ = [
     "ClaimedStep",
@@ -75,7 +76,7 @@ class Run:
 
     @property
     def terminal(self) -> bool:
-        return self.state in ("completed", "failed", "cancelled")
+        return self.state in TERMINAL_RUN_STATES
 
 
 @dataclass(frozen=True)

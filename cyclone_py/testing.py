@@ -26,11 +26,10 @@ from uuid import UUID
 from cyclone_py import errors
 from cyclone_py.client import ClaimedStep, Client, Run, RunId, StepRow, TickResult, WorkflowRef
 from cyclone_py.worker import Backoff, ErrorHook, Outcome, execute, make_context
+from cyclone_py.vocabulary import TERMINAL_RUN_STATES
 from cyclone_py.workflow import App, Workflow, as_app
 
 __all__ = ["Env"]
-
-TERMINAL_RUN_STATES = ("completed", "failed", "cancelled")
 
 
 class Env:

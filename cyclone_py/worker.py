@@ -50,6 +50,7 @@ from uuid import UUID
 
 from cyclone_py import errors
 from cyclone_py.client import CANCEL_CHANNEL, WAKEUP_CHANNEL, ClaimedStep, Client, claim_on, listen
+from cyclone_py.vocabulary import RETRYABLE_KINDS
 from cyclone_py.workflow import App, StepContext, Workflow, as_app
 
 __all__ = ["Backoff", "ErrorHook", "KeyValueFormatter", "Outcome", "Worker", "execute", "main"]
@@ -62,7 +63,6 @@ ErrorHook = Callable[[errors.StepFailed], Any]
 MAX_ERROR_CHARS = 32_000
 # The adaptive prefetch buffer holds at most this many times `concurrency` steps.
 PREFETCH_CAP = 10
-RETRYABLE_KINDS = ("error", "panic", "timeout")
 
 
 # -- running one handler (shared with testing.Env) ---------------------------

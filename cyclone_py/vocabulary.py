@@ -1,0 +1,40 @@
+"""The engine's vocabulary: the states and error kinds of runs and steps.
+
+The SQL schema is the source of truth: each tuple here mirrors a named CHECK
+constraint of ``sql/deploy/tables.sql`` (``tests/test_vocabulary.py`` reads
+them from ``pg_constraint`` and fails on drift). Python never decides a
+transition with them; it only names states (CLI choices, "is this run over").
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "DISCARD_KINDS",
+    "ERROR_KINDS",
+    "RETRYABLE_KINDS",
+    "RUN_STATES",
+    "STEP_STATES",
+    "TERMINAL_RUN_STATES",
+    "TERMINAL_STEP_STATES",
+]
+
+#: ``run_state_valid``
+RUN_STATES = ("running", "paused", "completed", "failed", "cancelled")
+#: ``run_finished_iff_terminal``: a run in one of these has ``finished_at``.
+TERMINAL_RUN_STATES = ("completed", "failed", "cancelled")
+
+#: ``step_state_valid``
+STEP_STATES = ("pending", "available", "running", "waiting", "completed", "discarded", "cancelled")
+#: ``step_finished_iff_terminal``: a step in one of these has ``finished_at``.
+TERMINAL_STEP_STATES = ("completed", "discarded", "cancelled")
+
+#: ``step_error_kind_valid``
+ERROR_KINDS = (
+    "error", "panic", "timeout", "permanent", "reclaim_limit", "deadline", "max_wait", "child_failed", "cancelled",
+)
+#: The kinds a discarded step can carry (``step_discarded_has_kind``: a
+#: cancelled step is not a dead letter): ``cyclone dlq list --reason``.
+DISCARD_KINDS = tuple(kind for kind in ERROR_KINDS if kind != "cancelled")
+#: The kinds a worker reports through ``cyclone.fail`` that may be retried
+#: (``permanent`` discards at once): the only ones its ``backoff`` is asked about.
+RETRYABLE_KINDS = ("error", "panic", "timeout")
