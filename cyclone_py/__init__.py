@@ -21,8 +21,9 @@ from cyclone_py.errors import (
     StepFailed,
     WrongState,
 )
+from cyclone_py.context import StepContext
 from cyclone_py.worker import Worker
-from cyclone_py.workflow import App, StepContext, Workflow, load_app
+from cyclone_py.workflow import App, Workflow, load_app
 
 __version__ = "0.1.0"
 

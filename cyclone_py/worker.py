@@ -51,7 +51,8 @@ from uuid import UUID
 from cyclone_py import errors
 from cyclone_py.client import CANCEL_CHANNEL, WAKEUP_CHANNEL, ClaimedStep, Client, claim_on, listen
 from cyclone_py.vocabulary import RETRYABLE_KINDS
-from cyclone_py.workflow import App, StepContext, Workflow, as_app
+from cyclone_py.context import StepContext
+from cyclone_py.workflow import App, Workflow, as_app
 
 __all__ = ["Backoff", "ErrorHook", "KeyValueFormatter", "Outcome", "Worker", "execute", "main"]
 

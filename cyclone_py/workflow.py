@@ -14,15 +14,13 @@ points at an App or a single Workflow.
 from __future__ import annotations
 
 import importlib
-import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, overload
-from uuid import UUID
 
-from cyclone_py.errors import Cancelled
+from cyclone_py.context import StepContext
 
 if TYPE_CHECKING:
     from cyclone_py.client import Client
@@ -31,7 +29,6 @@ __all__ = [
     "App",
     "Handler",
     "Node",
-    "StepContext",
     "Workflow",
     "as_app",
     "format_interval",
@@ -39,7 +36,7 @@ __all__ = [
 ]
 
 Interval = timedelta | float | int | str
-Handler = Callable[["StepContext"], Any]
+Handler = Callable[[StepContext], Any]
 DepRef = str | Callable[..., Any]
 
 _UNITS = (("day", 86_400), ("hour", 3_600), ("minute", 60), ("second", 1))
@@ -113,82 +110,6 @@ class Node:
         if self.on_dep_failure != "fail_run":
             out["on_dep_failure"] = self.on_dep_failure
         return out
-
-
-# -- the handler's context --------------------------------------------------
-
-
-class StepContext:
-    """What a handler sees of the execution it runs.
-
-    ``cancelled`` is set when the step must stop: its lease was lost (renew
-    returned false), its run was cancelled or failed by its deadline, its
-    timeout passed, or the worker is shutting down. Long handlers should call
-    :meth:`check_cancelled` or use :meth:`sleep`.
-    """
-
-    def __init__(
-        self,
-        *,
-        step_id: int,
-        run_id: UUID,
-        workflow: str,
-        node: str,
-        handler: str,
-        attempt: int,
-        max_attempts: int,
-        lease_generation: int,
-        input: Any,
-        deps: Mapping[str, Any] | None,
-        timeout: timedelta | None = None,
-        worker: str | None = None,
-    ) -> None:
-        self.step_id = step_id
-        self.run_id = run_id
-        self.workflow = workflow
-        self.node = node
-        self.handler = handler
-        self.attempt = attempt
-        self.max_attempts = max_attempts
-        self.lease_generation = lease_generation
-        self.input = input
-        self.deps: Mapping[str, Any] = dict(deps or {})
-        self.timeout = timeout
-        self.worker = worker
-        self.cancelled = threading.Event()
-        self.cancel_reason: str | None = None
-        self._lock = threading.Lock()
-
-    def __repr__(self) -> str:
-        return (
-            f"StepContext(workflow={self.workflow!r}, node={self.node!r}, step_id={self.step_id}, "
-            f"run_id={self.run_id}, attempt={self.attempt}/{self.max_attempts})"
-        )
-
-    @property
-    def last_attempt(self) -> bool:
-        """True when a failure of this execution discards the step."""
-        return self.attempt >= self.max_attempts
-
-    def cancel(self, reason: str) -> bool:
-        """Ask the handler to stop (the runtime calls this); True the first time."""
-        with self._lock:
-            if self.cancelled.is_set():
-                return False
-            self.cancel_reason = reason
-            self.cancelled.set()
-            return True
-
-    def check_cancelled(self) -> None:
-        """Raise :class:`~cyclone_py.errors.Cancelled` if the step was cancelled."""
-        if self.cancelled.is_set():
-            raise Cancelled(reason=self.cancel_reason)
-
-    def sleep(self, seconds: float) -> None:
-        """Sleep, waking at once to raise :class:`~cyclone_py.errors.Cancelled`
-        if the step is cancelled meanwhile."""
-        if self.cancelled.wait(max(0.0, seconds)):
-            raise Cancelled(reason=self.cancel_reason)
 
 
 # -- workflows --------------------------------------------------------------

@@ -20,7 +20,7 @@ from datetime import timedelta
 from typing import Any
 
 from cyclone_py import App, Permanent, Workflow
-from cyclone_py.workflow import StepContext
+from cyclone_py.context import StepContext
 
 # -- the child workflow ---------------------------------------------------
 

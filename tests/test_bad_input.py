@@ -38,7 +38,7 @@ from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
 from cyclone_py import Client, Worker, Workflow, cli
-from cyclone_py.workflow import StepContext
+from cyclone_py.context import StepContext
 
 Conn = psycopg.Connection[Any]
 Row = dict[str, Any]

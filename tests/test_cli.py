@@ -23,7 +23,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from cyclone_py import App, Client, Permanent, Worker, Workflow, cli
-from cyclone_py.workflow import StepContext
+from cyclone_py.context import StepContext
 from helpers import wait_for
 
 TESTS = Path(__file__).resolve().parent

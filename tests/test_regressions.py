@@ -28,7 +28,7 @@ from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
 from cyclone_py import Worker, Workflow
-from cyclone_py.workflow import StepContext
+from cyclone_py.context import StepContext
 
 from sqlapi import (  # noqa: F401  (db is a fixture)
     Call, Conn, Row, connect, db, define, run_state, submit, wait_until_blocked,

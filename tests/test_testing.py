@@ -10,7 +10,7 @@ import pytest
 
 from cyclone_py import App, Permanent, Workflow, errors
 from cyclone_py.testing import Env
-from cyclone_py.workflow import StepContext
+from cyclone_py.context import StepContext
 
 
 def _orders() -> App:

@@ -16,7 +16,7 @@ import pytest
 
 from cyclone_py import App, Worker, Workflow, errors
 from cyclone_py.client import Client, StepRow
-from cyclone_py.workflow import StepContext
+from cyclone_py.context import StepContext
 from helpers import wait_for
 
 TESTS = Path(__file__).resolve().parent

@@ -9,7 +9,8 @@ import pytest
 
 from cyclone_py import App, Workflow
 from cyclone_py.client import Client
-from cyclone_py.workflow import StepContext, as_app, format_interval, load_app
+from cyclone_py.context import StepContext
+from cyclone_py.workflow import as_app, format_interval, load_app
 
 
 def test_definition_is_the_spec_json() -> None:

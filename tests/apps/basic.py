@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from cyclone_py import App, Workflow
-from cyclone_py.workflow import StepContext
+from cyclone_py.context import StepContext
 
 basic = Workflow("basic")
 

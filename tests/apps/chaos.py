@@ -22,7 +22,7 @@ from typing import Any
 import psycopg
 
 from cyclone_py import App, Workflow
-from cyclone_py.workflow import StepContext
+from cyclone_py.context import StepContext
 
 WIDTH = int(os.environ.get("CYCLONE_CHAOS_WIDTH", "4"))
 LEAVES = [f"leaf_{i}" for i in range(WIDTH)]

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from cyclone_py import App, Workflow
-from cyclone_py.workflow import StepContext
+from cyclone_py.context import StepContext
 
 crashy = Workflow("crashy", max_attempts=3)
 
