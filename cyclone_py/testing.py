@@ -25,7 +25,7 @@ from uuid import UUID
 
 from cyclone_py import errors
 from cyclone_py.client import ClaimedStep, Client, Run, RunId, StepRow, TickResult, WorkflowRef
-from cyclone_py.worker import Backoff, ErrorHook, Outcome, execute, make_context
+from cyclone_py.execution import Backoff, ErrorHook, Outcome, execute, make_context
 from cyclone_py.vocabulary import TERMINAL_RUN_STATES
 from cyclone_py.workflow import App, Workflow, as_app
 
@@ -204,16 +204,7 @@ class Env:
             outcome.retry_in,
         )
         if state == "discarded":
-            self._discarded(
-                errors.step_failed(
-                    step_id=step.step_id,
-                    run_id=step.run_id,
-                    node=step.node,
-                    workflow=step.workflow,
-                    error_kind=outcome.error_kind,
-                    error=outcome.error,
-                )
-            )
+            self._discarded(outcome.discard().exception())
 
     def _discarded(self, exc: errors.StepFailed) -> None:
         self.discards.append(exc)

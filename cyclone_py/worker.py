@@ -29,7 +29,6 @@ from __future__ import annotations
 import contextlib
 import heapq
 import itertools
-import json
 import logging
 import os
 import queue
@@ -50,112 +49,16 @@ from uuid import UUID
 
 from cyclone_py import errors
 from cyclone_py.client import CANCEL_CHANNEL, WAKEUP_CHANNEL, ClaimedStep, Client, claim_on, listen
-from cyclone_py.vocabulary import RETRYABLE_KINDS
 from cyclone_py.context import StepContext
+from cyclone_py.execution import Backoff, ErrorHook, Outcome, execute, failure, make_context
 from cyclone_py.workflow import App, Workflow, as_app
 
-__all__ = ["Backoff", "ErrorHook", "KeyValueFormatter", "Outcome", "Worker", "execute", "main"]
+__all__ = ["Backoff", "ErrorHook", "KeyValueFormatter", "Worker"]
 
 logger = logging.getLogger(__name__)
 
-Backoff = Callable[[int], timedelta | float]
-ErrorHook = Callable[[errors.StepFailed], Any]
-
-MAX_ERROR_CHARS = 32_000
 # The adaptive prefetch buffer holds at most this many times `concurrency` steps.
 PREFETCH_CAP = 10
-
-
-# -- running one handler (shared with testing.Env) ---------------------------
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What an execution produced: a completion (``ok``) or a failure to report."""
-
-    step: ClaimedStep
-    ok: bool
-    output_json: str | None = None
-    error: str | None = None
-    error_kind: str = "error"
-    retry_in: timedelta | None = None
-    cancel_reason: str | None = None
-
-
-def _truncate(text: str) -> str:
-    if len(text) <= MAX_ERROR_CHARS:
-        return text
-    return text[: MAX_ERROR_CHARS // 2] + "\n...\n" + text[-MAX_ERROR_CHARS // 2 :]
-
-
-def make_context(step: ClaimedStep, worker: str | None = None) -> StepContext:
-    """The handler's view of a claimed step."""
-    return StepContext(
-        step_id=step.step_id,
-        run_id=step.run_id,
-        workflow=step.workflow,
-        node=step.node,
-        handler=step.handler,
-        attempt=step.attempt,
-        max_attempts=step.max_attempts,
-        lease_generation=step.lease_generation,
-        input=step.input,
-        deps=step.deps if isinstance(step.deps, dict) else {},
-        timeout=step.timeout,
-        worker=worker,
-    )
-
-
-def _retry_in(backoff: Backoff | None, step: ClaimedStep, kind: str) -> timedelta | None:
-    if backoff is None or kind not in RETRYABLE_KINDS:
-        return None
-    try:
-        value = backoff(step.attempt)
-    except Exception:
-        logger.exception("backoff function failed; using the engine's default", extra={"step_id": step.step_id})
-        return None
-    return value if isinstance(value, timedelta) else timedelta(seconds=float(value))
-
-
-def execute(app: App, step: ClaimedStep, ctx: StepContext, backoff: Backoff | None = None) -> Outcome:
-    """Run the handler of ``step`` and turn what it did into an :class:`Outcome`.
-
-    ``Permanent`` -> ``permanent``; any other exception -> ``error`` (the
-    traceback is the error text), or ``timeout`` when the step's timeout fired
-    first; a BaseException that is not an Exception -> ``panic``. A return
-    value that is not JSON-serialisable is an ``error``.
-    """
-
-    def failed(error: str, kind: str) -> Outcome:
-        return Outcome(
-            step=step,
-            ok=False,
-            error=_truncate(error),
-            error_kind=kind,
-            retry_in=_retry_in(backoff, step, kind),
-            cancel_reason=ctx.cancel_reason,
-        )
-
-    fn = app.lookup(step.workflow, step.handler)
-    if fn is None:
-        return failed(f"no handler {step.handler!r} for workflow {step.workflow!r} in this worker", "panic")
-    try:
-        result = fn(ctx)
-    except errors.Permanent as exc:
-        return failed(str(exc) or type(exc).__name__, "permanent")
-    except Exception as exc:
-        if ctx.cancel_reason == "timeout":
-            return failed(f"step timed out after {step.timeout} ({type(exc).__name__}: {exc})", "timeout")
-        return failed(traceback.format_exc(), "error")
-    except BaseException:  # SystemExit, KeyboardInterrupt, GeneratorExit raised by a handler
-        return failed(traceback.format_exc(), "panic")
-    if ctx.cancel_reason == "timeout":
-        return failed(f"step timed out after {step.timeout}", "timeout")
-    try:
-        output_json = None if result is None else json.dumps(result)
-    except (TypeError, ValueError) as exc:
-        return failed(f"handler returned a value that is not JSON-serialisable: {exc}", "error")
-    return Outcome(step=step, ok=True, output_json=output_json, cancel_reason=ctx.cancel_reason)
 
 
 # -- the timer thread -------------------------------------------------------
@@ -730,13 +633,7 @@ class Worker:
         try:
             outcome = execute(self.app, active.step, active.ctx, self.backoff)
         except BaseException:  # the machinery around the handler failed
-            outcome = Outcome(
-                step=active.step,
-                ok=False,
-                error=_truncate(traceback.format_exc()),
-                error_kind="panic",
-                retry_in=_retry_in(self.backoff, active.step, "panic"),
-            )
+            outcome = failure(active.step, traceback.format_exc(), "panic", self.backoff)
         finally:
             self._handler_finished(active, time.perf_counter() - began)
         if active.ctx.cancel_reason == "shutdown" and not outcome.ok:
@@ -922,16 +819,7 @@ class Worker:
                 extra=self._log_extra(step, error_kind=o.error_kind),
             )
         elif state == "discarded":
-            self._emit_error(
-                errors.step_failed(
-                    step_id=step.step_id,
-                    run_id=step.run_id,
-                    node=step.node,
-                    workflow=step.workflow,
-                    error_kind=o.error_kind,
-                    error=o.error,
-                )
-            )
+            self._emit_error(o.discard().exception())
         else:
             logger.info("step failed (%s); will retry", o.error_kind, extra=self._log_extra(step, error_kind=o.error_kind))
 

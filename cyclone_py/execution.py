@@ -1,0 +1,143 @@
+"""Running one handler: what the worker and the test harness share.
+
+:func:`make_context` turns a claimed step into the handler's
+:class:`~cyclone_py.context.StepContext`; :func:`execute` runs the handler and
+turns what it did into an :class:`Outcome` (a completion, or a failure with
+its error kind, its text cut to :data:`MAX_ERROR_CHARS` and the retry delay
+of the caller's ``backoff``). Reporting the outcome is the caller's: the
+worker batches it (:mod:`cyclone_py.reporter`), the harness reports it at once.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from cyclone_py import errors
+from cyclone_py.client import ClaimedStep, DiscardedStep
+from cyclone_py.context import StepContext
+from cyclone_py.vocabulary import RETRYABLE_KINDS
+from cyclone_py.workflow import App
+
+__all__ = ["MAX_ERROR_CHARS", "Backoff", "ErrorHook", "Outcome", "execute", "failure", "make_context"]
+
+# The worker's threads log as the worker (docs/python.md).
+logger = logging.getLogger("cyclone_py.worker")
+
+Backoff = Callable[[int], timedelta | float]
+ErrorHook = Callable[[errors.StepFailed], Any]
+
+MAX_ERROR_CHARS = 32_000
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What an execution produced: a completion (``ok``) or a failure to report."""
+
+    step: ClaimedStep
+    ok: bool
+    output_json: str | None = None
+    error: str | None = None
+    error_kind: str = "error"
+    retry_in: timedelta | None = None
+    cancel_reason: str | None = None
+
+    def discard(self) -> DiscardedStep:
+        """This failure as the discard it became when ``fail`` returned ``discarded``."""
+        step = self.step
+        return DiscardedStep(
+            step_id=step.step_id,
+            run_id=step.run_id,
+            node=step.node,
+            workflow=step.workflow,
+            error_kind=self.error_kind,
+            error=self.error,
+        )
+
+
+def _truncate(text: str) -> str:
+    if len(text) <= MAX_ERROR_CHARS:
+        return text
+    return text[: MAX_ERROR_CHARS // 2] + "\n...\n" + text[-MAX_ERROR_CHARS // 2 :]
+
+
+def make_context(step: ClaimedStep, worker: str | None = None) -> StepContext:
+    """The handler's view of a claimed step."""
+    return StepContext(
+        step_id=step.step_id,
+        run_id=step.run_id,
+        workflow=step.workflow,
+        node=step.node,
+        handler=step.handler,
+        attempt=step.attempt,
+        max_attempts=step.max_attempts,
+        lease_generation=step.lease_generation,
+        input=step.input,
+        deps=step.deps if isinstance(step.deps, dict) else {},
+        timeout=step.timeout,
+        worker=worker,
+    )
+
+
+def _retry_in(backoff: Backoff | None, step: ClaimedStep, kind: str) -> timedelta | None:
+    if backoff is None or kind not in RETRYABLE_KINDS:
+        return None
+    try:
+        value = backoff(step.attempt)
+    except Exception:
+        logger.exception("backoff function failed; using the engine's default", extra={"step_id": step.step_id})
+        return None
+    return value if isinstance(value, timedelta) else timedelta(seconds=float(value))
+
+
+def failure(
+    step: ClaimedStep, error: str, kind: str, backoff: Backoff | None = None, cancel_reason: str | None = None
+) -> Outcome:
+    """A failed execution of ``step``: its error cut to size, the retry delay ``backoff`` asks for."""
+    return Outcome(
+        step=step,
+        ok=False,
+        error=_truncate(error),
+        error_kind=kind,
+        retry_in=_retry_in(backoff, step, kind),
+        cancel_reason=cancel_reason,
+    )
+
+
+def execute(app: App, step: ClaimedStep, ctx: StepContext, backoff: Backoff | None = None) -> Outcome:
+    """Run the handler of ``step`` and turn what it did into an :class:`Outcome`.
+
+    ``Permanent`` -> ``permanent``; any other exception -> ``error`` (the
+    traceback is the error text), or ``timeout`` when the step's timeout fired
+    first; a BaseException that is not an Exception -> ``panic``. A return
+    value that is not JSON-serialisable is an ``error``.
+    """
+
+    def failed(error: str, kind: str) -> Outcome:
+        return failure(step, error, kind, backoff, ctx.cancel_reason)
+
+    fn = app.lookup(step.workflow, step.handler)
+    if fn is None:
+        return failed(f"no handler {step.handler!r} for workflow {step.workflow!r} in this worker", "panic")
+    try:
+        result = fn(ctx)
+    except errors.Permanent as exc:
+        return failed(str(exc) or type(exc).__name__, "permanent")
+    except Exception as exc:
+        if ctx.cancel_reason == "timeout":
+            return failed(f"step timed out after {step.timeout} ({type(exc).__name__}: {exc})", "timeout")
+        return failed(traceback.format_exc(), "error")
+    except BaseException:  # SystemExit, KeyboardInterrupt, GeneratorExit raised by a handler
+        return failed(traceback.format_exc(), "panic")
+    if ctx.cancel_reason == "timeout":
+        return failed(f"step timed out after {step.timeout}", "timeout")
+    try:
+        output_json = None if result is None else json.dumps(result)
+    except (TypeError, ValueError) as exc:
+        return failed(f"handler returned a value that is not JSON-serialisable: {exc}", "error")
+    return Outcome(step=step, ok=True, output_json=output_json, cancel_reason=ctx.cancel_reason)
