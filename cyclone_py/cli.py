@@ -114,6 +114,20 @@ class CycloneGroup(click.Group):
             fail(f"unexpected error: {type(exc).__name__}: {exc} (CYCLONE_DEBUG=1 shows the traceback)")
 
 
+# -- logging ------------------------------------------------------------------
+
+
+class KeyValueFormatter(logging.Formatter):
+    """Plain log lines with the structured ``extra`` fields appended as key=value."""
+
+    _standard = frozenset(vars(logging.LogRecord("", 0, "", 0, "", (), None))) | {"message", "asctime"}
+
+    def format(self, record: logging.LogRecord) -> str:
+        line = super().format(record)
+        extras = " ".join(f"{k}={v}" for k, v in vars(record).items() if k not in self._standard)
+        return f"{line} {extras}" if extras else line
+
+
 # -- the database -------------------------------------------------------------
 
 
@@ -528,7 +542,7 @@ def worker(
     The first SIGTERM (or Ctrl-C) stops claiming and lets in-flight handlers
     finish within --shutdown-grace; a second one exits at once.
     """
-    from cyclone_py.worker import KeyValueFormatter, Worker
+    from cyclone_py.worker import Worker
 
     handler = logging.StreamHandler()
     handler.setFormatter(KeyValueFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))

@@ -26,9 +26,6 @@ Signals: the first SIGTERM/SIGINT stops claiming and waits up to
 
 from __future__ import annotations
 
-import contextlib
-import heapq
-import itertools
 import logging
 import os
 import queue
@@ -41,7 +38,6 @@ import time
 import traceback
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from datetime import timedelta
 from types import FrameType
 from typing import Any
@@ -49,11 +45,11 @@ from uuid import UUID
 
 from cyclone_py import errors
 from cyclone_py.client import CANCEL_CHANNEL, WAKEUP_CHANNEL, ClaimedStep, Client, claim_on, listen
-from cyclone_py.context import StepContext
 from cyclone_py.execution import Backoff, ErrorHook, Outcome, execute, failure, make_context
+from cyclone_py.runtime import Active, HandlerPool, Timers, log_extra
 from cyclone_py.workflow import App, Workflow, as_app
 
-__all__ = ["Backoff", "ErrorHook", "KeyValueFormatter", "Worker"]
+__all__ = ["Backoff", "ErrorHook", "Worker"]
 
 logger = logging.getLogger(__name__)
 
@@ -61,144 +57,7 @@ logger = logging.getLogger(__name__)
 PREFETCH_CAP = 10
 
 
-# -- the timer thread -------------------------------------------------------
-
-
-class _Timer:
-    """One entry of the timer heap. ``cancel()`` drops the callback at once, so
-    that a finished step is not kept alive until its heartbeat would have been due."""
-
-    __slots__ = ("fn",)
-
-    def __init__(self, fn: Callable[[], None]) -> None:
-        self.fn: Callable[[], None] | None = fn
-
-    def cancel(self) -> None:
-        self.fn = None
-
-
-class _Timers(threading.Thread):
-    """One thread, one heap: every step's heartbeat and timeout.
-
-    Most steps finish long before their first heartbeat is due, so most
-    entries are cancelled: when they are more than half the heap it is rebuilt
-    without them (as asyncio does with its timer handles)."""
-
-    COMPACT_MIN = 256
-
-    def __init__(self) -> None:
-        super().__init__(name="cyclone-timers", daemon=True)
-        self._heap: list[tuple[float, int, _Timer]] = []
-        self._seq = itertools.count()
-        self._cond = threading.Condition()
-        self._stopped = False
-        self._cancelled = 0
-
-    def call_at(self, due: float, fn: Callable[[], None]) -> _Timer:
-        timer = _Timer(fn)
-        with self._cond:
-            heapq.heappush(self._heap, (due, next(self._seq), timer))
-            # The thread sleeps until the earliest entry: wake it only when
-            # this one is the new earliest (not for every claimed step).
-            if self._heap[0][0] == due:
-                self._cond.notify()
-        return timer
-
-    def cancel(self, timer: _Timer | None) -> None:
-        if timer is None:
-            return
-        with self._cond:
-            if timer.fn is None:  # fired or cancelled already
-                return
-            timer.cancel()
-            self._cancelled += 1
-            if self._cancelled > self.COMPACT_MIN and self._cancelled * 2 > len(self._heap):
-                self._heap = [entry for entry in self._heap if entry[2].fn is not None]
-                heapq.heapify(self._heap)
-                self._cancelled = 0
-
-    def __len__(self) -> int:
-        with self._cond:
-            return len(self._heap)
-
-    def stop(self) -> None:
-        with self._cond:
-            self._stopped = True
-            self._cond.notify()
-
-    def run(self) -> None:
-        while True:
-            with self._cond:
-                while not self._stopped:
-                    now = time.monotonic()
-                    if self._heap and self._heap[0][0] <= now:
-                        break
-                    self._cond.wait(None if not self._heap else self._heap[0][0] - now)
-                if self._stopped:
-                    return
-                _, _, timer = heapq.heappop(self._heap)
-                fn, timer.fn = timer.fn, None
-                if fn is None:
-                    self._cancelled -= 1
-                    continue
-            try:
-                fn()
-            except Exception:
-                logger.exception("timer callback failed")
-            del fn  # do not hold the step until the next timer fires
-
-
-class _HandlerPool:
-    """``size`` handler threads fed by one queue, started up front. (A
-    ThreadPoolExecutor made a Future, with its Condition, for every step.)"""
-
-    def __init__(self, size: int, run: Callable[[_Active], None]) -> None:
-        self._queue: queue.SimpleQueue[_Active | None] = queue.SimpleQueue()
-        self._run = run
-        self._closed = False
-        self._threads = [threading.Thread(target=self._serve, name=f"cyclone-handler-{i}") for i in range(size)]
-        for thread in self._threads:
-            thread.start()
-
-    def submit(self, active: _Active) -> None:
-        if self._closed:
-            raise RuntimeError("the handler pool is shut down")
-        self._queue.put(active)
-
-    def shutdown(self) -> None:
-        """Drop the steps not started yet (their leases expire) and let each
-        thread exit after its current handler."""
-        self._closed = True
-        with contextlib.suppress(queue.Empty):
-            while True:
-                self._queue.get_nowait()
-        for _ in self._threads:
-            self._queue.put(None)
-
-    def _serve(self) -> None:
-        while True:
-            active = self._queue.get()
-            if active is None:
-                return
-            try:
-                self._run(active)
-            except BaseException:  # _run reports its own failures; never lose a thread
-                logger.exception("handler thread: unexpected error")
-            del active  # not kept alive while this thread waits
-
-
 # -- the worker -------------------------------------------------------------
-
-
-@dataclass
-class _Active:
-    step: ClaimedStep
-    ctx: StepContext
-    started: float
-    handler_done: bool = False
-    finished: bool = False  # reported (or given up): no more heartbeats
-    heartbeat: _Timer | None = None  # the next one
-    timeout: _Timer | None = None
 
 
 _STOP = object()
@@ -277,7 +136,7 @@ class Worker:
         self._wakeup_pending = False
         self._lock = threading.Lock()
         self._idle = threading.Condition(self._lock)
-        self._active: dict[int, _Active] = {}
+        self._active: dict[int, Active] = {}
         self._by_run: dict[UUID, set[int]] = {}
         self._running_handlers = 0
         self._reserved = 0  # slots held for claims in flight (main loop, listener)
@@ -290,25 +149,15 @@ class Worker:
         self._stopped_by_signal = False
         self._thread: threading.Thread | None = None
         self._client: Client | None = None
-        self._handler_pool: _HandlerPool | None = None
-        self._timers: _Timers | None = None
+        self._handler_pool: HandlerPool | None = None
+        self._timers: Timers | None = None
         self._reporter: threading.Thread | None = None
 
     def __repr__(self) -> str:
         return f"Worker(name={self.name!r}, handlers={self.handlers})"
 
     def _log_extra(self, step: ClaimedStep | None = None, **more: Any) -> dict[str, Any]:
-        extra: dict[str, Any] = {"worker": self.name}
-        if step is not None:
-            extra.update(
-                step_id=step.step_id,
-                run_id=str(step.run_id),
-                node=step.node,
-                workflow=step.workflow,
-                attempt=step.attempt,
-            )
-        extra.update(more)
-        return extra
+        return log_extra(self.name, step, **more)
 
     @property
     def client(self) -> Client:
@@ -401,8 +250,8 @@ class Worker:
 
     def _start(self) -> None:
         self._client = Client(self.dsn, min_size=1, max_size=4, application_name="cyclone-worker")
-        self._handler_pool = _HandlerPool(self.concurrency, self._run_step)
-        self._timers = _Timers()
+        self._handler_pool = HandlerPool(self.concurrency, self._run_step)
+        self._timers = Timers()
         self._timers.start()
         self._reporter = threading.Thread(target=self._report_loop, name="cyclone-reporter", daemon=True)
         self._reporter.start()
@@ -607,7 +456,7 @@ class Worker:
     def _start_step(self, step: ClaimedStep) -> None:
         assert self._handler_pool is not None and self._timers is not None
         ctx = make_context(step, self.name)
-        active = _Active(step=step, ctx=ctx, started=time.monotonic())
+        active = Active(step=step, ctx=ctx, started=time.monotonic())
         with self._lock:
             self._active[step.step_id] = active
             self._by_run.setdefault(step.run_id, set()).add(step.step_id)
@@ -628,7 +477,7 @@ class Worker:
             self._handler_finished(active)
             self._finish(active)
 
-    def _run_step(self, active: _Active) -> None:
+    def _run_step(self, active: Active) -> None:
         began = time.perf_counter()
         try:
             outcome = execute(self.app, active.step, active.ctx, self.backoff)
@@ -643,7 +492,7 @@ class Worker:
             return
         self._reports.put(outcome)
 
-    def _handler_finished(self, active: _Active, ran_s: float | None = None) -> None:
+    def _handler_finished(self, active: Active, ran_s: float | None = None) -> None:
         with self._idle:
             active.handler_done = True
             self._running_handlers -= 1
@@ -652,7 +501,7 @@ class Worker:
             self._idle.notify_all()
         self._wake.set()
 
-    def _finish(self, active: _Active) -> None:
+    def _finish(self, active: Active) -> None:
         with self._idle:
             active.finished = True
             self._active.pop(active.step.step_id, None)
@@ -668,7 +517,7 @@ class Worker:
             self._timers.cancel(active.heartbeat)
             self._timers.cancel(active.timeout)
 
-    def _heartbeat(self, active: _Active) -> None:
+    def _heartbeat(self, active: Active) -> None:
         if active.finished or self._closing.is_set():
             return
         step = active.step
@@ -694,13 +543,13 @@ class Worker:
         if active.ctx.cancel(reason):
             logger.warning("renew refused (%s): cancelling the handler", reason, extra=self._log_extra(step))
 
-    def _next_heartbeat(self, active: _Active, delay: float) -> None:
+    def _next_heartbeat(self, active: Active, delay: float) -> None:
         assert self._timers is not None
         active.heartbeat = self._timers.call_at(time.monotonic() + delay, lambda: self._heartbeat(active))
         if active.finished:  # finished while we renewed: _finish may have missed this one
             self._timers.cancel(active.heartbeat)
 
-    def _time_out(self, active: _Active) -> None:
+    def _time_out(self, active: Active) -> None:
         if active.handler_done or active.finished:
             return
         if active.ctx.cancel("timeout"):
@@ -896,15 +745,3 @@ def _hard_exit(code: int) -> None:
         except Exception:
             pass
     os._exit(code)
-
-
-class KeyValueFormatter(logging.Formatter):
-    """Plain log lines with the structured ``extra`` fields appended as key=value."""
-
-    _standard = frozenset(vars(logging.LogRecord("", 0, "", 0, "", (), None))) | {"message", "asctime"}
-
-    def format(self, record: logging.LogRecord) -> str:
-        line = super().format(record)
-        extras = " ".join(f"{k}={v}" for k, v in vars(record).items() if k not in self._standard)
-        return f"{line} {extras}" if extras else line
-

@@ -14,7 +14,7 @@ import pytest
 
 from cyclone_py import App, Permanent, Worker, Workflow, errors
 from cyclone_py.client import Client, StepRow
-from cyclone_py.worker import _Active, _HandlerPool, _Timers
+from cyclone_py.runtime import Active, HandlerPool, Timers
 from cyclone_py.context import StepContext
 from helpers import wait_for
 
@@ -451,21 +451,21 @@ def test_finished_steps_are_not_kept_alive_by_their_timers(
     w, _ = run_to_completion(workers, wf, dsn, client, [{"pad": "x" * 100}] * 1200, concurrency=4, lease_ttl=60)
     wait_for(lambda: w.in_flight == 0 and not w._active, what="worker to settle")
     gc.collect()
-    assert not [o for o in gc.get_objects() if isinstance(o, _Active) and o.step.workflow == wf.name]
-    assert w._timers is not None and len(w._timers) <= 2 * _Timers.COMPACT_MIN + 1  # 2400 entries were pushed
+    assert not [o for o in gc.get_objects() if isinstance(o, Active) and o.step.workflow == wf.name]
+    assert w._timers is not None and len(w._timers) <= 2 * Timers.COMPACT_MIN + 1  # 2400 entries were pushed
 
 
 def test_a_cancelled_timer_never_fires_and_the_heap_is_compacted() -> None:
-    timers = _Timers()
+    timers = Timers()
     timers.start()
     try:
         fired: list[int] = []
         now = time.monotonic()
         keep = [timers.call_at(now + 0.05 + i / 1000, lambda i=i: fired.append(i)) for i in range(3)]
-        dropped = [timers.call_at(now + 0.05, lambda: fired.append(-1)) for _ in range(_Timers.COMPACT_MIN + 10)]
+        dropped = [timers.call_at(now + 0.05, lambda: fired.append(-1)) for _ in range(Timers.COMPACT_MIN + 10)]
         for t in dropped:
             timers.cancel(t)
-        assert len(timers) <= 2 * _Timers.COMPACT_MIN + 1
+        assert len(timers) <= 2 * Timers.COMPACT_MIN + 1
         timers.cancel(keep[1])
         timers.cancel(keep[1])  # twice is harmless
         wait_for(lambda: len(fired) == 2, what="the live timers to fire")
@@ -504,7 +504,7 @@ def test_the_handler_pool_drops_steps_not_started_at_shutdown() -> None:
         ran.append(active)
         release.wait(5)
 
-    pool = _HandlerPool(1, run)
+    pool = HandlerPool(1, run)
     for i in range(3):
         pool.submit(i)  # type: ignore[arg-type]
     wait_for(lambda: ran == [0], what="the first to start")
@@ -526,7 +526,7 @@ def test_a_handler_thread_survives_an_error_around_the_handler() -> None:
         if item == 0:
             raise RuntimeError("boom")
 
-    pool = _HandlerPool(1, run)
+    pool = HandlerPool(1, run)
     try:
         pool.submit(0)  # type: ignore[arg-type]
         pool.submit(1)  # type: ignore[arg-type]

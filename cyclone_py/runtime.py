@@ -1,0 +1,189 @@
+"""The worker's machinery: the timer heap, the handler pool, the per-step bookkeeping.
+
+:class:`Timers` is one thread with one heap for every step's heartbeat and
+timeout; :class:`HandlerPool` is the fixed set of handler threads fed by one
+queue; :class:`Active` is what the worker knows of one leased step while it
+runs. None of them talks to the database: :class:`cyclone_py.worker.Worker`
+ties them to the client.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import heapq
+import itertools
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from cyclone_py.client import ClaimedStep
+from cyclone_py.context import StepContext
+
+__all__ = ["Active", "HandlerPool", "Timer", "Timers", "log_extra"]
+
+# The worker's threads log as the worker (docs/python.md).
+logger = logging.getLogger("cyclone_py.worker")
+
+
+def log_extra(worker: str, step: ClaimedStep | None = None, **more: Any) -> dict[str, Any]:
+    """The structured ``extra`` of a worker's log record: its name, the step's identity, ``more``."""
+    extra: dict[str, Any] = {"worker": worker}
+    if step is not None:
+        extra.update(
+            step_id=step.step_id,
+            run_id=str(step.run_id),
+            node=step.node,
+            workflow=step.workflow,
+            attempt=step.attempt,
+        )
+    extra.update(more)
+    return extra
+
+
+# -- the timer thread ---------------------------------------------------------
+
+
+class Timer:
+    """One entry of the timer heap. ``cancel()`` drops the callback at once, so
+    that a finished step is not kept alive until its heartbeat would have been due."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn: Callable[[], None]) -> None:
+        self.fn: Callable[[], None] | None = fn
+
+    def cancel(self) -> None:
+        self.fn = None
+
+
+class Timers(threading.Thread):
+    """One thread, one heap: every step's heartbeat and timeout.
+
+    Most steps finish long before their first heartbeat is due, so most
+    entries are cancelled: when they are more than half the heap it is rebuilt
+    without them (as asyncio does with its timer handles)."""
+
+    COMPACT_MIN = 256
+
+    def __init__(self) -> None:
+        super().__init__(name="cyclone-timers", daemon=True)
+        self._heap: list[tuple[float, int, Timer]] = []
+        self._seq = itertools.count()
+        self._cond = threading.Condition()
+        self._stopped = False
+        self._cancelled = 0
+
+    def call_at(self, due: float, fn: Callable[[], None]) -> Timer:
+        timer = Timer(fn)
+        with self._cond:
+            heapq.heappush(self._heap, (due, next(self._seq), timer))
+            # The thread sleeps until the earliest entry: wake it only when
+            # this one is the new earliest (not for every claimed step).
+            if self._heap[0][0] == due:
+                self._cond.notify()
+        return timer
+
+    def cancel(self, timer: Timer | None) -> None:
+        if timer is None:
+            return
+        with self._cond:
+            if timer.fn is None:  # fired or cancelled already
+                return
+            timer.cancel()
+            self._cancelled += 1
+            if self._cancelled > self.COMPACT_MIN and self._cancelled * 2 > len(self._heap):
+                self._heap = [entry for entry in self._heap if entry[2].fn is not None]
+                heapq.heapify(self._heap)
+                self._cancelled = 0
+
+    def __len__(self) -> int:
+        with self._cond:
+            return len(self._heap)
+
+    def stop(self) -> None:
+        with self._cond:
+            self._stopped = True
+            self._cond.notify()
+
+    def run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._stopped:
+                    now = time.monotonic()
+                    if self._heap and self._heap[0][0] <= now:
+                        break
+                    self._cond.wait(None if not self._heap else self._heap[0][0] - now)
+                if self._stopped:
+                    return
+                _, _, timer = heapq.heappop(self._heap)
+                fn, timer.fn = timer.fn, None
+                if fn is None:
+                    self._cancelled -= 1
+                    continue
+            try:
+                fn()
+            except Exception:
+                logger.exception("timer callback failed")
+            del fn  # do not hold the step until the next timer fires
+
+
+# -- the handler pool ---------------------------------------------------------
+
+
+class HandlerPool:
+    """``size`` handler threads fed by one queue, started up front. (A
+    ThreadPoolExecutor made a Future, with its Condition, for every step.)"""
+
+    def __init__(self, size: int, run: Callable[[Active], None]) -> None:
+        self._queue: queue.SimpleQueue[Active | None] = queue.SimpleQueue()
+        self._run = run
+        self._closed = False
+        self._threads = [threading.Thread(target=self._serve, name=f"cyclone-handler-{i}") for i in range(size)]
+        for thread in self._threads:
+            thread.start()
+
+    def submit(self, active: Active) -> None:
+        if self._closed:
+            raise RuntimeError("the handler pool is shut down")
+        self._queue.put(active)
+
+    def shutdown(self) -> None:
+        """Drop the steps not started yet (their leases expire) and let each
+        thread exit after its current handler."""
+        self._closed = True
+        with contextlib.suppress(queue.Empty):
+            while True:
+                self._queue.get_nowait()
+        for _ in self._threads:
+            self._queue.put(None)
+
+    def _serve(self) -> None:
+        while True:
+            active = self._queue.get()
+            if active is None:
+                return
+            try:
+                self._run(active)
+            except BaseException:  # _run reports its own failures; never lose a thread
+                logger.exception("handler thread: unexpected error")
+            del active  # not kept alive while this thread waits
+
+
+# -- the per-step bookkeeping -------------------------------------------------
+
+
+@dataclass
+class Active:
+    """A step this worker leased: its context, its timers, how far it got."""
+
+    step: ClaimedStep
+    ctx: StepContext
+    started: float
+    handler_done: bool = False
+    finished: bool = False  # reported (or given up): no more heartbeats
+    heartbeat: Timer | None = None  # the next one
+    timeout: Timer | None = None
