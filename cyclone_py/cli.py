@@ -32,10 +32,9 @@ from typing import Any, NoReturn, TypeVar
 from uuid import UUID
 
 import click
-import psycopg
 
 from cyclone_py import db, errors
-from cyclone_py.client import Client, Run, RunRow, StepRow
+from cyclone_py.client import Client, Run, RunRow, StepRow, check_reachable
 from cyclone_py.vocabulary import DISCARD_KINDS, RUN_STATES, TERMINAL_RUN_STATES, TERMINAL_STEP_STATES
 
 CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
@@ -101,7 +100,7 @@ class CycloneGroup(click.Group):
             fail(describe(exc))
         except db.EmbeddedDBError as exc:
             fail(str(exc))
-        except psycopg.Error as exc:
+        except db.DatabaseError as exc:  # from the embedded database's own connections
             diag = getattr(exc, "sqlstate", None)
             fail(f"{exc}" + (f" [{diag}]" if diag else ""))
         except (OSError, ValueError) as exc:
@@ -131,23 +130,11 @@ class KeyValueFormatter(logging.Formatter):
 # -- the database -------------------------------------------------------------
 
 
-def check_reachable(dsn: str) -> None:
-    """Connect once, so that an unreachable database is reported at once and with
-    libpq's reason (a pool would retry in the background, then time out)."""
-    try:
-        with psycopg.connect(dsn, connect_timeout=CONNECT_TIMEOUT, autocommit=True):
-            pass
-    except psycopg.ProgrammingError as exc:  # a malformed conninfo string or URL
-        raise errors.InvalidArgument(f"bad DSN: {exc}") from None
-    except psycopg.Error as exc:
-        raise errors.DatabaseUnavailable(str(exc)) from None
-
-
 @contextlib.contextmanager
 def open_client(dsn: str) -> Iterator[Client]:
     """A small :class:`Client` for one command; the pool's own retry warnings are
     silenced (the command reports the failure itself, in one line)."""
-    check_reachable(dsn)
+    check_reachable(dsn, connect_timeout=CONNECT_TIMEOUT)
     pool_logger = logging.getLogger("psycopg.pool")
     level = pool_logger.level
     pool_logger.setLevel(logging.CRITICAL)
@@ -549,7 +536,7 @@ def worker(
     logging.basicConfig(level=log_level.upper(), handlers=[handler])
     app = import_app(app_spec)
     dsn = settings.dsn()
-    check_reachable(dsn)
+    check_reachable(dsn, connect_timeout=CONNECT_TIMEOUT)
     Worker(
         app,
         dsn,

@@ -6,7 +6,9 @@ statement, so one transaction, on an autocommit connection from a
 the CLI. Nothing here writes an engine table: all writes are ``SELECT
 cyclone.<function>(...)``, and every rule about states lives in SQL.
 
-psycopg errors are translated to :mod:`cyclone_py.errors` exceptions.
+psycopg errors are translated to :mod:`cyclone_py.errors` exceptions
+(:func:`from_psycopg`); no other module of the package imports psycopg but
+:mod:`cyclone_py.db`, which manages the embedded cluster.
 """
 
 from __future__ import annotations
@@ -30,15 +32,23 @@ from cyclone_py import errors
 from cyclone_py.vocabulary import TERMINAL_RUN_STATES
 
 __all__ = [
+    "CANCEL_CHANNEL",
+    "DISCARD_CHANNEL",
+    "WAKEUP_CHANNEL",
     "ClaimedStep",
     "Client",
     "CompleteResult",
     "DiscardedStep",
+    "ListenConnection",
     "Run",
     "RunRow",
     "StepRow",
     "SweepRow",
     "TickResult",
+    "check_reachable",
+    "claim_on",
+    "from_psycopg",
+    "listen",
 ]
 
 logger = logging.getLogger(__name__)
@@ -320,7 +330,7 @@ class Client:
             with self._pool.connection() as conn:
                 yield conn
         except (psycopg.Error, psycopg_pool.PoolTimeout, psycopg_pool.PoolClosed) as exc:
-            raise errors.from_psycopg(exc) from exc
+            raise from_psycopg(exc) from exc
 
     def _value(self, query: str, params: Params = ()) -> Any:
         with self._conn() as conn:
@@ -640,7 +650,7 @@ def claim_on(
             )
             return cur.fetchall()
     except psycopg.Error as exc:
-        raise errors.from_psycopg(exc) from exc
+        raise from_psycopg(exc) from exc
 
 
 #: The NOTIFY channels the engine sends on (see docs/concepts.md).
@@ -649,13 +659,52 @@ CANCEL_CHANNEL = "cyclone_cancel"
 DISCARD_CHANNEL = "cyclone_discard"
 
 
+#: The dedicated connection :func:`listen` yields.
+ListenConnection = psycopg.Connection[Any]
+
+
 @contextmanager
 def listen(
     dsn: str, channels: Sequence[str], *, application_name: str = "cyclone-listener"
-) -> Iterator[psycopg.Connection[Any]]:
+) -> Iterator[ListenConnection]:
     """A dedicated autocommit connection that LISTENs on ``channels``; iterate
-    ``conn.notifies(timeout=...)`` to receive. Closed on exit."""
-    with psycopg.connect(dsn, autocommit=True, application_name=application_name) as conn:
-        for channel in channels:
-            conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(channel)))
-        yield conn
+    ``conn.notifies(timeout=...)`` to receive. Closed on exit. psycopg errors,
+    of the connection or raised while it is in use, are translated as
+    :meth:`Client._conn` does."""
+    try:
+        with psycopg.connect(dsn, autocommit=True, application_name=application_name) as conn:
+            for channel in channels:
+                conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(channel)))
+            yield conn
+    except psycopg.Error as exc:
+        raise from_psycopg(exc) from exc
+
+
+def check_reachable(dsn: str, *, connect_timeout: int = 10) -> None:
+    """Connect once, so that an unreachable database is reported at once and with
+    libpq's reason (a pool would retry in the background, then time out):
+    :class:`~cyclone_py.errors.InvalidArgument` for a malformed DSN,
+    :class:`~cyclone_py.errors.DatabaseUnavailable` for any other failure."""
+    try:
+        with psycopg.connect(dsn, connect_timeout=connect_timeout, autocommit=True):
+            pass
+    except psycopg.ProgrammingError as exc:  # a malformed conninfo string or URL
+        raise errors.InvalidArgument(f"bad DSN: {exc}") from None
+    except psycopg.Error as exc:
+        raise errors.DatabaseUnavailable(str(exc)) from None
+
+
+def from_psycopg(exc: BaseException) -> errors.CycloneError:
+    """Translate a psycopg (or pool) exception into a :class:`~cyclone_py.errors.CycloneError`."""
+    if isinstance(exc, errors.CycloneError):
+        return exc
+    if isinstance(exc, psycopg_pool.PoolTimeout | psycopg_pool.PoolClosed):
+        return errors.DatabaseUnavailable(str(exc) or None)
+    if isinstance(exc, psycopg.Error):
+        sqlstate: str | None = getattr(exc, "sqlstate", None)
+        diag: Any = getattr(exc, "diag", None)
+        primary = getattr(diag, "message_primary", None) if diag is not None else None
+        message = primary or str(exc).strip() or None
+        transient = isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError)
+        return errors.from_sqlstate(sqlstate, message, transient=transient)
+    return errors.CycloneError(str(exc) or type(exc).__name__)

@@ -43,6 +43,11 @@ class EmbeddedDBError(RuntimeError):
     """The embedded PostgreSQL cluster could not be managed."""
 
 
+#: What this module's own connections raise (the driver's base error), so that
+#: a face can report it without importing the driver.
+DatabaseError = psycopg.Error
+
+
 def repo_root() -> Path:
     """The project root: ``CYCLONE_ROOT``, else the checkout holding this package,
     else the nearest parent of the working directory with a ``sqitch.plan``."""

@@ -15,6 +15,8 @@ SQLSTATE    exception
 
 A lost or unreachable database is :class:`DatabaseUnavailable`; any other
 database error is a plain :class:`CycloneError` carrying its SQLSTATE.
+:func:`from_sqlstate` makes the exception; the client, the only module that
+talks to the driver, gives it the SQLSTATE (``client.from_psycopg``).
 
 Handlers use :class:`Permanent` (discard at once, no more attempts) and see
 :class:`Cancelled` when their step was cancelled. The worker's error hook is
@@ -24,11 +26,7 @@ given a :class:`StepFailed` (or one of its subclasses, such as
 
 from __future__ import annotations
 
-from typing import Any
 from uuid import UUID
-
-import psycopg
-import psycopg_pool
 
 __all__ = [
     "Cancelled",
@@ -46,7 +44,7 @@ __all__ = [
     "StepFailed",
     "StepTimedOut",
     "WrongState",
-    "from_psycopg",
+    "from_sqlstate",
     "step_failed",
 ]
 
@@ -190,23 +188,15 @@ _SQLSTATE_CLASSES: dict[str, type[CycloneError]] = {
 }
 
 
-def from_psycopg(exc: BaseException) -> CycloneError:
-    """Translate a psycopg (or pool) exception into a :class:`CycloneError`."""
-    if isinstance(exc, CycloneError):
-        return exc
-    if isinstance(exc, psycopg_pool.PoolTimeout | psycopg_pool.PoolClosed):
-        return DatabaseUnavailable(str(exc) or None)
-    if isinstance(exc, psycopg.Error):
-        sqlstate: str | None = getattr(exc, "sqlstate", None)
-        diag: Any = getattr(exc, "diag", None)
-        primary = getattr(diag, "message_primary", None) if diag is not None else None
-        message = primary or str(exc).strip() or None
-        if sqlstate in _SQLSTATE_CLASSES:
-            return _SQLSTATE_CLASSES[sqlstate](message, sqlstate=sqlstate)
-        # Lost connections, shutdowns, too many clients, deadlocks, serialisation
-        # failures, statement timeouts: nothing was done, the call may be retried.
-        if isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError):
-            return DatabaseUnavailable(message, sqlstate=sqlstate)
-        cls = _SQLSTATE_CLASSES.get(sqlstate or "", CycloneError)
+def from_sqlstate(sqlstate: str | None, message: str | None, *, transient: bool = False) -> CycloneError:
+    """The exception for a database error: the class of its SQLSTATE (the table
+    above); else :class:`DatabaseUnavailable` when ``transient`` (a lost
+    connection, a shutdown, too many clients, a deadlock, a serialisation
+    failure, a statement timeout: nothing was done, the call may be retried);
+    else a plain :class:`CycloneError`."""
+    cls = _SQLSTATE_CLASSES.get(sqlstate or "")
+    if cls is not None:
         return cls(message, sqlstate=sqlstate)
-    return CycloneError(str(exc) or type(exc).__name__)
+    if transient:
+        return DatabaseUnavailable(message, sqlstate=sqlstate)
+    return CycloneError(message, sqlstate=sqlstate)

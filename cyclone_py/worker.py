@@ -44,7 +44,15 @@ from typing import Any
 from uuid import UUID
 
 from cyclone_py import errors
-from cyclone_py.client import CANCEL_CHANNEL, WAKEUP_CHANNEL, ClaimedStep, Client, claim_on, listen
+from cyclone_py.client import (
+    CANCEL_CHANNEL,
+    WAKEUP_CHANNEL,
+    ClaimedStep,
+    Client,
+    ListenConnection,
+    claim_on,
+    listen,
+)
 from cyclone_py.execution import Backoff, ErrorHook, Outcome, execute, failure, make_context
 from cyclone_py.runtime import Active, HandlerPool, Timers, log_extra
 from cyclone_py.workflow import App, Workflow, as_app
@@ -680,8 +688,6 @@ class Worker:
     # -- the listener -----------------------------------------------------
 
     def _listen_loop(self) -> None:
-        import psycopg
-
         delay = 0.1
         while not self._closing.is_set():
             try:
@@ -697,14 +703,14 @@ class Worker:
                                 woken = True
                         if woken:
                             self._claim_on_wakeup(conn)
-            except (psycopg.Error, errors.DatabaseUnavailable) as exc:
+            except errors.CycloneError as exc:  # listen() and claim_on() translate psycopg's errors
                 if self._closing.is_set():
                     return
                 logger.warning("listener connection lost (%s); reconnecting in %.1fs", exc, delay, extra=self._log_extra())
                 self._closing.wait(delay)
                 delay = min(delay * 2, self.max_db_backoff)
 
-    def _claim_on_wakeup(self, conn: Any) -> None:
+    def _claim_on_wakeup(self, conn: ListenConnection) -> None:
         """Claim at once, on the listener's own connection: its backend has
         just delivered the NOTIFY and is awake, where a pooled connection's
         backend (and the main loop's thread) would first have to be woken:
