@@ -253,7 +253,8 @@ def define_workflows(dsn: str) -> None:
     from cyclone_py import Client
 
     with Client(dsn, min_size=1, max_size=1) as client:
-        app.register(client)
+        for name, definition in app.definitions():
+            client.define_workflow(name, definition)
 
 
 def noop_runs(conn: psycopg.Connection[Any], n: int, *, tomorrow: bool = False) -> str:

@@ -22,8 +22,9 @@ from cyclone_py.errors import (
     WrongState,
 )
 from cyclone_py.context import StepContext
+from cyclone_py.loader import load_app
 from cyclone_py.worker import Worker
-from cyclone_py.workflow import App, Workflow, load_app
+from cyclone_py.workflow import App, Workflow
 
 __version__ = "0.1.0"
 

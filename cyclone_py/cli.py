@@ -471,7 +471,7 @@ def migrate(settings: Settings, revert: bool, verify: bool) -> None:
 
 def import_app(spec: str) -> Any:
     """Import ``MODULE:ATTR`` with the working directory on ``sys.path``."""
-    from cyclone_py.workflow import load_app
+    from cyclone_py.loader import load_app
 
     cwd = os.getcwd()
     if cwd not in sys.path:

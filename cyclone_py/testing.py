@@ -57,7 +57,8 @@ class Env:
         self.handlers = self.app.handler_names()
         self.discards: list[errors.StepFailed] = []
         if register:
-            self.app.register(self.client)
+            for name, definition in self.app.definitions():
+                self.client.define_workflow(name, definition)
 
     def close(self) -> None:
         self.client.close()

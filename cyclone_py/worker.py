@@ -282,7 +282,8 @@ class Worker:
         delay = 0.1
         while not self._stop_claiming.is_set():
             try:
-                self.app.register(self.client)
+                for name, definition in self.app.definitions():
+                    self.client.define_workflow(name, definition)
                 return
             except errors.DatabaseUnavailable as exc:
                 logger.warning("database unavailable while registering workflows: %s", exc, extra=self._log_extra())

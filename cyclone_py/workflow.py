@@ -8,22 +8,21 @@ handler name to a function, so registering two functions under one name is
 refused here.
 
 An :class:`App` holds several workflows; ``cyclone worker --app MODULE:ATTR``
-points at an App or a single Workflow.
+points at an App or a single Workflow (:mod:`cyclone_py.loader` imports it).
+Nothing here talks to the database: :meth:`App.definitions` gives the
+definitions in the order ``define_workflow`` needs them, and the worker or
+the harness stores them.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, overload
+from typing import Any, overload
 
 from cyclone_py.context import StepContext
-
-if TYPE_CHECKING:
-    from cyclone_py.client import Client
 
 __all__ = [
     "App",
@@ -32,7 +31,6 @@ __all__ = [
     "Workflow",
     "as_app",
     "format_interval",
-    "load_app",
 ]
 
 Interval = timedelta | float | int | str
@@ -162,9 +160,10 @@ class Workflow:
         out["nodes"] = [n.to_json() for n in self._reg.nodes.values()]
         return out
 
-    def register(self, client: Client) -> None:
-        """``define_workflow`` this workflow (its object children first)."""
-        as_app(self).register(client)
+    def definitions(self) -> list[tuple[str, dict[str, Any]]]:
+        """``(name, definition)`` of this workflow and of its object children,
+        children first: the order ``define_workflow`` needs them in."""
+        return as_app(self).definitions()
 
     # -- declaring --------------------------------------------------------
 
@@ -345,8 +344,11 @@ class App:
         wf = self._workflows.get(workflow)
         return None if wf is None else wf.handler_for(handler)
 
-    def register(self, client: Client) -> None:
-        """``define_workflow`` every workflow, children before their parents."""
+    def definitions(self) -> list[tuple[str, dict[str, Any]]]:
+        """``(name, definition)`` of every workflow, children before their
+        parents: the order ``define_workflow`` needs them in (a child node's
+        workflow must exist; a cycle of child nodes is the SQL's to refuse)."""
+        out: list[tuple[str, dict[str, Any]]] = []
         done: set[str] = set()
 
         def visit(wf: Workflow, path: tuple[str, ...]) -> None:
@@ -356,11 +358,12 @@ class App:
                 child = self._workflows.get(node.workflow or "") if node.kind == "child" else None
                 if child is not None:
                     visit(child, (*path, wf.name))
-            client.define_workflow(wf.name, wf.definition())
+            out.append((wf.name, wf.definition()))
             done.add(wf.name)
 
         for wf in list(self._workflows.values()):
             visit(wf, ())
+        return out
 
 
 def as_app(obj: App | Workflow) -> App:
@@ -371,16 +374,3 @@ def as_app(obj: App | Workflow) -> App:
         return App(obj)
     raise TypeError(f"expected a cyclone App or Workflow, got {type(obj).__name__}")
 
-
-def load_app(spec: str) -> App:
-    """Import ``MODULE:ATTR`` (ATTR an App or a Workflow; dotted paths allowed)."""
-    module_name, sep, attr = spec.partition(":")
-    if not sep or not module_name or not attr:
-        raise ValueError(f"expected MODULE:ATTR, got {spec!r}")
-    obj: Any = importlib.import_module(module_name)
-    for part in attr.split("."):
-        try:
-            obj = getattr(obj, part)
-        except AttributeError:
-            raise ValueError(f"module {module_name!r} has no attribute {attr!r}") from None
-    return as_app(obj)

@@ -63,7 +63,8 @@ def main() -> int:
     logging.basicConfig(level=logging.ERROR, format="  [%(levelname)s %(name)s] %(message)s")
     dsn = db.resolve_dsn()
     with Client(dsn) as client:
-        app.register(client)
+        for name, definition in app.definitions():
+            client.define_workflow(name, definition)
 
     worker = Worker(
         app, dsn, concurrency=4, lease_ttl=5.0, poll_interval=0.2, name="demo-worker",

@@ -10,7 +10,8 @@ import pytest
 from cyclone_py import App, Workflow
 from cyclone_py.client import Client
 from cyclone_py.context import StepContext
-from cyclone_py.workflow import as_app, format_interval, load_app
+from cyclone_py.loader import load_app
+from cyclone_py.workflow import as_app, format_interval
 
 
 def test_definition_is_the_spec_json() -> None:
@@ -97,6 +98,10 @@ def test_register_defines_children_first(dsn: str) -> None:
     child.step(name="c")(lambda ctx: 1)
     parent = Workflow("parent_wf")
     parent.child("kid", child)
+    definitions = App(parent).definitions()
+    assert [name for name, _ in definitions] == ["child_wf", "parent_wf"]
+    assert parent.definitions() == definitions
     with Client(dsn) as client:
-        App(parent).register(client)
+        for name, definition in definitions:
+            client.define_workflow(name, definition)
         assert set(client.workflows()) == {"child_wf", "parent_wf"}
