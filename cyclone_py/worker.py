@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import logging
 import os
-import queue
 import random
 import signal
 import socket
@@ -37,23 +36,17 @@ import threading
 import time
 import traceback
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import timedelta
 from types import FrameType
 from typing import Any
 from uuid import UUID
 
 from cyclone_py import errors
-from cyclone_py.client import (
-    CANCEL_CHANNEL,
-    WAKEUP_CHANNEL,
-    ClaimedStep,
-    Client,
-    ListenConnection,
-    claim_on,
-    listen,
-)
-from cyclone_py.execution import Backoff, ErrorHook, Outcome, execute, failure, make_context
+from cyclone_py.client import ClaimedStep, Client
+from cyclone_py.execution import Backoff, ErrorHook, execute, failure, make_context
+from cyclone_py.listener import Listener
+from cyclone_py.reporter import Reporter
 from cyclone_py.runtime import Active, HandlerPool, Timers, log_extra
 from cyclone_py.workflow import App, Workflow, as_app
 
@@ -66,9 +59,6 @@ PREFETCH_CAP = 10
 
 
 # -- the worker -------------------------------------------------------------
-
-
-_STOP = object()
 
 
 class Worker:
@@ -152,14 +142,13 @@ class Worker:
         # trip, one handler run. None until the first sample.
         self._claim_s: float | None = None
         self._handler_s: float | None = None
-        self._reports: queue.SimpleQueue[Outcome | object] = queue.SimpleQueue()
         self._signal_count = 0
         self._stopped_by_signal = False
         self._thread: threading.Thread | None = None
         self._client: Client | None = None
         self._handler_pool: HandlerPool | None = None
         self._timers: Timers | None = None
-        self._reporter: threading.Thread | None = None
+        self._reporter: Reporter | None = None
 
     def __repr__(self) -> str:
         return f"Worker(name={self.name!r}, handlers={self.handlers})"
@@ -261,11 +250,30 @@ class Worker:
         self._handler_pool = HandlerPool(self.concurrency, self._run_step)
         self._timers = Timers()
         self._timers.start()
-        self._reporter = threading.Thread(target=self._report_loop, name="cyclone-reporter", daemon=True)
+        self._reporter = Reporter(
+            self._client,
+            self.name,
+            max_batch=self.max_batch,
+            lease_ttl=self.lease_ttl,
+            force=self._force,
+            finish=self._finish_step,
+            on_discard=self._emit_error,
+        )
         self._reporter.start()
         if self.register_workflows:
             self._register()
-        threading.Thread(target=self._listen_loop, name="cyclone-listener", daemon=True).start()
+        Listener(
+            self.dsn,
+            self.name,
+            self.handlers,
+            lease_ttl=self.lease_ttl,
+            max_backoff=self.max_db_backoff,
+            closing=self._closing,
+            reserve=self._reserve,
+            start_steps=self._start_steps,
+            wake=self._on_wakeup,
+            cancel_run=self.cancel_run,
+        ).start()
         logger.info(
             "worker started",
             extra=self._log_extra(
@@ -312,11 +320,10 @@ class Worker:
                 end = time.monotonic() + min(1.0, max(self.shutdown_grace, 0.1))
                 while self._running_handlers and time.monotonic() < end:
                     self._idle.wait(end - time.monotonic())
-        # Flush the reporter (it reports what was queued before _STOP, then
-        # exits), then stop everything else.
-        self._reports.put(_STOP)
+        # Flush the reporter (it reports what was queued before, then exits),
+        # then stop everything else.
         if self._reporter is not None:
-            self._reporter.join(max(5.0, self.lease_ttl))
+            self._reporter.close(max(5.0, self.lease_ttl))
         self._closing.set()
         if self._timers is not None:
             self._timers.stop()
@@ -499,7 +506,8 @@ class Worker:
             logger.info("step abandoned at shutdown", extra=self._log_extra(active.step))
             self._finish(active)
             return
-        self._reports.put(outcome)
+        assert self._reporter is not None  # started before the handler pool is fed
+        self._reporter.put(outcome)
 
     def _handler_finished(self, active: Active, ran_s: float | None = None) -> None:
         with self._idle:
@@ -580,160 +588,10 @@ class Worker:
                 logger.info("run cancelled: cancelling the handler", extra=self._log_extra(active.step))
         return n
 
-    # -- reporting --------------------------------------------------------
-
-    def _report_loop(self) -> None:
-        stop = False
-        while not stop:
-            first = self._reports.get()
-            if first is _STOP:
-                break
-            batch: list[Outcome] = [first]  # type: ignore[list-item]
-            while len(batch) < self.max_batch:
-                try:
-                    item = self._reports.get_nowait()
-                except queue.Empty:
-                    break
-                if item is _STOP:
-                    stop = True
-                    break
-                batch.append(item)  # type: ignore[arg-type]
-            try:
-                self._report(batch)
-            except Exception:
-                logger.exception("reporter failed; results left to the lease", extra=self._log_extra())
-                for outcome in batch:
-                    active = self._active.get(outcome.step.step_id)
-                    if active is not None:
-                        self._finish(active)
-
-    def _with_retry(self, what: str, fn: Callable[[], Any]) -> tuple[bool, Any]:
-        """Call ``fn`` until it succeeds; give up (False) after a lease TTL of
-        database errors or at a forced stop."""
-        give_up = time.monotonic() + self.lease_ttl
-        delay = 0.05
-        while True:
-            try:
-                return True, fn()
-            except errors.DatabaseUnavailable as exc:
-                if time.monotonic() + delay > give_up or self._force.is_set():
-                    logger.warning("%s failed (%s); results left to the lease", what, exc, extra=self._log_extra())
-                    return False, None
-                logger.warning("%s failed (%s); retrying", what, exc, extra=self._log_extra())
-                time.sleep(delay)
-                delay = min(delay * 2, 2.0)
-            except errors.CycloneError as exc:
-                logger.error("%s failed (%s); results left to the lease", what, exc, extra=self._log_extra())
-                return False, None
-
-    def _report(self, batch: Sequence[Outcome]) -> None:
-        completes = [o for o in batch if o.ok]
-        if completes:
-            ok, results = self._with_retry(
-                "complete_many",
-                lambda: self.client.complete_many(
-                    self.name,
-                    [o.step.step_id for o in completes],
-                    [o.step.lease_generation for o in completes],
-                    [o.output_json for o in completes],
-                    serialized=True,
-                ),
-            )
-            accepted = {r.step_id: r.accepted for r in results} if ok else {}
-            for o in completes:
-                if ok:
-                    if accepted.get(o.step.step_id):
-                        if logger.isEnabledFor(logging.DEBUG):
-                            logger.debug("step completed", extra=self._log_extra(o.step))
-                    else:
-                        logger.debug(
-                            "completion refused: the lease was lost (%s)",
-                            o.cancel_reason or "reclaimed, timed out or cancelled",
-                            extra=self._log_extra(o.step),
-                        )
-                self._finish_step(o.step.step_id)
-        for o in batch:
-            if not o.ok:
-                self._report_failure(o)
-
-    def _report_failure(self, o: Outcome) -> None:
-        step = o.step
-        ok, state = self._with_retry(
-            "fail",
-            lambda: self.client.fail(
-                step.step_id, self.name, step.lease_generation, o.error or "", o.error_kind, o.retry_in
-            ),
-        )
-        if ok:
-            self._after_fail(o, state)
-        self._finish_step(step.step_id)
-
-    def _after_fail(self, o: Outcome, state: str | None) -> None:
-        step = o.step
-        if state is None:
-            logger.debug(
-                "failure refused: the lease was lost (%s)",
-                o.cancel_reason or "reclaimed, timed out or cancelled",
-                extra=self._log_extra(step, error_kind=o.error_kind),
-            )
-        elif state == "discarded":
-            self._emit_error(o.discard().exception())
-        else:
-            logger.info("step failed (%s); will retry", o.error_kind, extra=self._log_extra(step, error_kind=o.error_kind))
-
     def _finish_step(self, step_id: int) -> None:
         active = self._active.get(step_id)
         if active is not None:
             self._finish(active)
-
-    # -- the listener -----------------------------------------------------
-
-    def _listen_loop(self) -> None:
-        delay = 0.1
-        while not self._closing.is_set():
-            try:
-                with listen(self.dsn, (WAKEUP_CHANNEL, CANCEL_CHANNEL)) as conn:
-                    delay = 0.1
-                    self._on_wakeup()  # we may have missed some while (re)connecting
-                    while not self._closing.is_set():
-                        woken = False
-                        for note in conn.notifies(timeout=0.5, stop_after=1):
-                            if note.channel == CANCEL_CHANNEL:
-                                self.cancel_run(note.payload)
-                            elif note.channel == WAKEUP_CHANNEL:
-                                woken = True
-                        if woken:
-                            self._claim_on_wakeup(conn)
-            except errors.CycloneError as exc:  # listen() and claim_on() translate psycopg's errors
-                if self._closing.is_set():
-                    return
-                logger.warning("listener connection lost (%s); reconnecting in %.1fs", exc, delay, extra=self._log_extra())
-                self._closing.wait(delay)
-                delay = min(delay * 2, self.max_db_backoff)
-
-    def _claim_on_wakeup(self, conn: ListenConnection) -> None:
-        """Claim at once, on the listener's own connection: its backend has
-        just delivered the NOTIFY and is awake, where a pooled connection's
-        backend (and the main loop's thread) would first have to be woken:
-        0.2-0.5 ms of the pickup latency on a small VM. Without free slots,
-        or when this claim is saturated, the main loop takes over."""
-        free = self._reserve() if self.handlers else 0
-        if free == 0:
-            self._on_wakeup()
-            return
-        claimed: list[ClaimedStep] = []
-        try:
-            claimed = claim_on(conn, self.name, self.handlers, free, timedelta(seconds=self.lease_ttl))
-        except errors.DatabaseUnavailable:
-            self._on_wakeup()
-            raise
-        except errors.CycloneError as exc:
-            logger.error("claim failed (%s); the main loop retries", exc, extra=self._log_extra())
-            self._on_wakeup()
-        finally:
-            self._start_steps(claimed, free)
-        if len(claimed) == free:
-            self._on_wakeup()
 
     def _on_wakeup(self) -> None:
         self._wakeup_pending = True

@@ -1,0 +1,170 @@
+"""The worker's reporter thread: outcomes to ``complete_many`` and ``fail``.
+
+Handler threads queue their :class:`~cyclone_py.execution.Outcome`; the
+reporter takes whatever is queued (up to ``max_batch``) and reports the
+completions in one ``complete_many`` call, then each failure with ``fail``.
+A database error is retried for up to a lease TTL (or until a forced stop);
+after that the results are left to the lease, which the engine reclaims.
+The SQL compare-and-set decides whether a report is taken: a refusal here
+only means the lease was lost meanwhile.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from cyclone_py import errors
+from cyclone_py.client import ClaimedStep, Client
+from cyclone_py.execution import Outcome
+from cyclone_py.runtime import log_extra
+
+__all__ = ["Reporter"]
+
+# The worker's threads log as the worker (docs/python.md).
+logger = logging.getLogger("cyclone_py.worker")
+
+
+class Reporter(threading.Thread):
+    """Reports the outcomes :meth:`put` queues, in batches, until :meth:`close`.
+
+    ``finish(step_id)`` is called once a step's outcome was reported (or given
+    up on); ``on_discard(exc)`` for every failure the engine discarded.
+    """
+
+    def __init__(
+        self,
+        client: Client,
+        worker: str,
+        *,
+        max_batch: int,
+        lease_ttl: float,
+        force: threading.Event,
+        finish: Callable[[int], None],
+        on_discard: Callable[[errors.StepFailed], None],
+    ) -> None:
+        super().__init__(name="cyclone-reporter", daemon=True)
+        self.client = client
+        self.worker = worker
+        self.max_batch = max_batch
+        self.lease_ttl = lease_ttl
+        self._force = force
+        self._finish = finish
+        self._on_discard = on_discard
+        self._queue: queue.SimpleQueue[Outcome | None] = queue.SimpleQueue()  # None: stop
+
+    def _log_extra(self, step: ClaimedStep | None = None, **more: Any) -> dict[str, Any]:
+        return log_extra(self.worker, step, **more)
+
+    def put(self, outcome: Outcome) -> None:
+        """Queue an outcome for the next batch."""
+        self._queue.put(outcome)
+
+    def close(self, timeout: float) -> None:
+        """Report what was queued before this call, then stop; wait up to ``timeout`` seconds."""
+        self._queue.put(None)
+        if self.is_alive():
+            self.join(timeout)
+
+    def run(self) -> None:
+        stop = False
+        while not stop:
+            first = self._queue.get()
+            if first is None:
+                break
+            batch: list[Outcome] = [first]
+            while len(batch) < self.max_batch:
+                try:
+                    item = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if item is None:
+                    stop = True
+                    break
+                batch.append(item)
+            try:
+                self._report(batch)
+            except Exception:
+                logger.exception("reporter failed; results left to the lease", extra=self._log_extra())
+                for outcome in batch:
+                    self._finish(outcome.step.step_id)
+
+    def _with_retry(self, what: str, fn: Callable[[], Any]) -> tuple[bool, Any]:
+        """Call ``fn`` until it succeeds; give up (False) after a lease TTL of
+        database errors or at a forced stop."""
+        give_up = time.monotonic() + self.lease_ttl
+        delay = 0.05
+        while True:
+            try:
+                return True, fn()
+            except errors.DatabaseUnavailable as exc:
+                if time.monotonic() + delay > give_up or self._force.is_set():
+                    logger.warning("%s failed (%s); results left to the lease", what, exc, extra=self._log_extra())
+                    return False, None
+                logger.warning("%s failed (%s); retrying", what, exc, extra=self._log_extra())
+                time.sleep(delay)
+                delay = min(delay * 2, 2.0)
+            except errors.CycloneError as exc:
+                logger.error("%s failed (%s); results left to the lease", what, exc, extra=self._log_extra())
+                return False, None
+
+    def _report(self, batch: Sequence[Outcome]) -> None:
+        completes = [o for o in batch if o.ok]
+        if completes:
+            ok, results = self._with_retry(
+                "complete_many",
+                lambda: self.client.complete_many(
+                    self.worker,
+                    [o.step.step_id for o in completes],
+                    [o.step.lease_generation for o in completes],
+                    [o.output_json for o in completes],
+                    serialized=True,
+                ),
+            )
+            accepted = {r.step_id: r.accepted for r in results} if ok else {}
+            for o in completes:
+                if ok:
+                    if accepted.get(o.step.step_id):
+                        if logger.isEnabledFor(logging.DEBUG):
+                            logger.debug("step completed", extra=self._log_extra(o.step))
+                    else:
+                        logger.debug(
+                            "completion refused: the lease was lost (%s)",
+                            o.cancel_reason or "reclaimed, timed out or cancelled",
+                            extra=self._log_extra(o.step),
+                        )
+                self._finish(o.step.step_id)
+        for o in batch:
+            if not o.ok:
+                self._report_failure(o)
+
+    def _report_failure(self, o: Outcome) -> None:
+        step = o.step
+        ok, state = self._with_retry(
+            "fail",
+            lambda: self.client.fail(
+                step.step_id, self.worker, step.lease_generation, o.error or "", o.error_kind, o.retry_in
+            ),
+        )
+        if ok:
+            self._after_fail(o, state)
+        self._finish(step.step_id)
+
+    def _after_fail(self, o: Outcome, state: str | None) -> None:
+        step = o.step
+        if state is None:
+            logger.debug(
+                "failure refused: the lease was lost (%s)",
+                o.cancel_reason or "reclaimed, timed out or cancelled",
+                extra=self._log_extra(step, error_kind=o.error_kind),
+            )
+        elif state == "discarded":
+            self._on_discard(o.discard().exception())
+        else:
+            logger.info(
+                "step failed (%s); will retry", o.error_kind, extra=self._log_extra(step, error_kind=o.error_kind)
+            )
