@@ -7,7 +7,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 CYC    := $(VENV)/bin/cyclone
 
-.PHONY: bootstrap db db-stop deploy test roundtrip pgtap lint pytest demo bench bench-quick clean
+.PHONY: bootstrap db db-stop deploy test roundtrip pgtap lint check-python pytest demo bench bench-quick clean
 
 bootstrap:
 	@scripts/bootstrap.sh
@@ -27,6 +27,10 @@ pgtap: db
 lint: db
 	@scripts/lint-plpgsql.sh
 
+check-python: bootstrap
+	@$(VENV)/bin/ruff check --quiet cyclone_py
+	@$(VENV)/bin/mypy
+
 pytest: db
 	@$(VENV)/bin/pytest -q
 
@@ -34,6 +38,7 @@ test: db
 	@scripts/sqitch-roundtrip.sh
 	@scripts/pgtap.sh
 	@scripts/lint-plpgsql.sh
+	@$(MAKE) --no-print-directory check-python
 	@$(VENV)/bin/pytest -q
 
 demo: deploy

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from cyclone_py import errors, vocabulary
 from cyclone_py.client import ClaimedStep, Client, Run, RunRow, StepRow, TickResult
+from cyclone_py.context import StepContext
 from cyclone_py.errors import (
     Cancelled,
     CycloneError,
@@ -21,7 +22,6 @@ from cyclone_py.errors import (
     StepFailed,
     WrongState,
 )
-from cyclone_py.context import StepContext
 from cyclone_py.loader import load_app
 from cyclone_py.worker import Worker
 from cyclone_py.workflow import App, Workflow

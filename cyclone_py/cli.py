@@ -26,7 +26,7 @@ import re
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 from uuid import UUID
@@ -291,7 +291,7 @@ def fmt_time(value: datetime | None) -> str:
     """A timestamp in UTC, to the second: ``2025-01-31 12:00:05Z``."""
     if value is None:
         return "-"
-    return value.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%SZ")
+    return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%SZ")
 
 
 def fmt_duration(value: timedelta | None) -> str:

@@ -391,5 +391,6 @@ def sqitch(args: Sequence[str], dsn: str, *, quiet: bool = False) -> subprocess.
     if proc.returncode != 0:
         lines = [ln for ln in (proc.stderr or "").splitlines() if ln.strip()]
         lines = [ln for ln in lines if "unexpectedly returned" not in ln] or lines
-        raise EmbeddedDBError(f"sqitch {args[0]} failed" + (f": {lines[0].strip()}" if lines else f" (exit {proc.returncode})"))
+        detail = f": {lines[0].strip()}" if lines else f" (exit {proc.returncode})"
+        raise EmbeddedDBError(f"sqitch {args[0]} failed{detail}")
     return proc
