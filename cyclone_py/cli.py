@@ -541,10 +541,10 @@ def worker(
         app,
         dsn,
         concurrency=concurrency,
-        lease_ttl=lease_ttl.total_seconds(),
-        poll_interval=poll_interval.total_seconds(),
+        lease_ttl=lease_ttl,
+        poll_interval=poll_interval,
         max_reclaims=max_reclaims,
-        shutdown_grace=shutdown_grace.total_seconds(),
+        shutdown_grace=shutdown_grace,
         name=name,
         prefetch=prefetch,
     ).run()

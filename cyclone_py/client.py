@@ -29,6 +29,7 @@ from psycopg.rows import class_row
 from psycopg.types.json import Jsonb
 
 from cyclone_py import errors
+from cyclone_py.durations import Duration, to_timedelta
 from cyclone_py.vocabulary import TERMINAL_RUN_STATES
 
 __all__ = [
@@ -254,10 +255,8 @@ def _uuid(value: RunId) -> UUID:
         raise errors.InvalidArgument(f"not a run id: {value!r}") from None
 
 
-def _interval(value: timedelta | float | int | None) -> timedelta | None:
-    if value is None or isinstance(value, timedelta):
-        return value
-    return timedelta(seconds=float(value))
+def _interval(value: Duration | None) -> timedelta | None:
+    return None if value is None else to_timedelta(value)
 
 
 def _json_or_null(value: Any) -> Jsonb | None:
@@ -356,7 +355,7 @@ class Client:
         workflow: WorkflowRef,
         input: Any = None,
         *,
-        deadline: timedelta | float | None = None,
+        deadline: Duration | None = None,
         idempotency_key: str | None = None,
         run_at: datetime | None = None,
     ) -> UUID:
@@ -379,7 +378,7 @@ class Client:
         workflow: WorkflowRef,
         inputs: Sequence[Any],
         *,
-        deadline: timedelta | float | None = None,
+        deadline: Duration | None = None,
     ) -> list[UUID]:
         """``cyclone.submit_many``: one run per input, in order, all or nothing."""
         with self._conn() as conn:
@@ -438,13 +437,13 @@ class Client:
         worker: str,
         handlers: Sequence[str] | None = None,
         limit: int = 1,
-        lease_ttl: timedelta | float = 30.0,
+        lease_ttl: Duration = 30.0,
     ) -> list[ClaimedStep]:
         """``cyclone.claim``: lease up to ``limit`` due steps."""
         with self._conn() as conn:
             return claim_on(conn, worker, handlers, limit, lease_ttl)
 
-    def renew(self, step_id: int, worker: str, lease_generation: int, lease_ttl: timedelta | float = 30.0) -> bool:
+    def renew(self, step_id: int, worker: str, lease_generation: int, lease_ttl: Duration = 30.0) -> bool:
         """``cyclone.renew``: the heartbeat; false means the lease is lost."""
         return bool(
             self._value(
@@ -494,7 +493,7 @@ class Client:
         lease_generation: int,
         error: str,
         error_kind: str = "error",
-        retry_in: timedelta | float | None = None,
+        retry_in: Duration | None = None,
     ) -> str | None:
         """``cyclone.fail``: returns ``'available'``, ``'discarded'`` or ``None``
         (the lease was lost)."""
@@ -532,7 +531,7 @@ class Client:
 
     # -- retention --------------------------------------------------------
 
-    def prune(self, older_than: timedelta | float, limit: int = 1000) -> int:
+    def prune(self, older_than: Duration, limit: int = 1000) -> int:
         """``cyclone.prune``: delete up to ``limit`` runs finished more than
         ``older_than`` ago (with their steps); how many it deleted."""
         return int(self._value("SELECT cyclone.prune(%s, %s)", (_interval(older_than), limit)))
@@ -553,7 +552,7 @@ class Client:
         assert isinstance(value, datetime)
         return value
 
-    def advance_time(self, by: timedelta | float) -> datetime:
+    def advance_time(self, by: Duration) -> datetime:
         """``cyclone.advance_time``: move the engine clock forward; the new now."""
         value = self._value("SELECT cyclone.advance_time(%s)", (_interval(by),))
         assert isinstance(value, datetime)
@@ -636,7 +635,7 @@ def claim_on(
     worker: str,
     handlers: Sequence[str] | None = None,
     limit: int = 1,
-    lease_ttl: timedelta | float = 30.0,
+    lease_ttl: Duration = 30.0,
 ) -> list[ClaimedStep]:
     """``cyclone.claim`` on a connection of the caller's: the worker's listener
     claims on its LISTEN connection, whose backend has just delivered the

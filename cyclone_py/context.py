@@ -14,6 +14,7 @@ from datetime import timedelta
 from typing import Any
 from uuid import UUID
 
+from cyclone_py.durations import Duration, to_seconds
 from cyclone_py.errors import Cancelled
 
 __all__ = ["StepContext"]
@@ -85,8 +86,8 @@ class StepContext:
         if self.cancelled.is_set():
             raise Cancelled(reason=self.cancel_reason)
 
-    def sleep(self, seconds: float) -> None:
-        """Sleep, waking at once to raise :class:`~cyclone_py.errors.Cancelled`
-        if the step is cancelled meanwhile."""
-        if self.cancelled.wait(max(0.0, seconds)):
+    def sleep(self, seconds: Duration) -> None:
+        """Sleep ``seconds`` (or a timedelta), waking at once to raise
+        :class:`~cyclone_py.errors.Cancelled` if the step is cancelled meanwhile."""
+        if self.cancelled.wait(max(0.0, to_seconds(seconds))):
             raise Cancelled(reason=self.cancel_reason)

@@ -367,13 +367,6 @@ def dbname_of(dsn: str) -> str:
     return str(name)
 
 
-def with_dbname(dsn: str, dbname: str) -> str:
-    """``dsn`` pointing at another database on the same server."""
-    params = conninfo.conninfo_to_dict(dsn)
-    params["dbname"] = dbname
-    return conninfo.make_conninfo(**{k: str(v) for k, v in params.items() if v is not None})
-
-
 def sqitch(args: Sequence[str], dsn: str, *, quiet: bool = False) -> subprocess.CompletedProcess[str]:
     """Run ``sqitch <args> db:pg:<dbname>`` against ``dsn`` from the repo root; raises
     :class:`EmbeddedDBError` with sqitch's last line on failure."""

@@ -21,6 +21,7 @@ from typing import Any
 from cyclone_py import errors
 from cyclone_py.client import ClaimedStep, DiscardedStep
 from cyclone_py.context import StepContext
+from cyclone_py.durations import Duration, to_timedelta
 from cyclone_py.vocabulary import RETRYABLE_KINDS
 from cyclone_py.workflow import App
 
@@ -29,7 +30,7 @@ __all__ = ["MAX_ERROR_CHARS", "Backoff", "ErrorHook", "Outcome", "execute", "fai
 # The worker's threads log as the worker (docs/python.md).
 logger = logging.getLogger("cyclone_py.worker")
 
-Backoff = Callable[[int], timedelta | float]
+Backoff = Callable[[int], Duration]
 ErrorHook = Callable[[errors.StepFailed], Any]
 
 MAX_ERROR_CHARS = 32_000
@@ -92,7 +93,7 @@ def _retry_in(backoff: Backoff | None, step: ClaimedStep, kind: str) -> timedelt
     except Exception:
         logger.exception("backoff function failed; using the engine's default", extra={"step_id": step.step_id})
         return None
-    return value if isinstance(value, timedelta) else timedelta(seconds=float(value))
+    return to_timedelta(value)
 
 
 def failure(

@@ -25,6 +25,7 @@ from uuid import UUID
 
 from cyclone_py import errors
 from cyclone_py.client import ClaimedStep, Client, Run, RunId, StepRow, TickResult, WorkflowRef
+from cyclone_py.durations import Duration, to_seconds, to_timedelta
 from cyclone_py.execution import Backoff, ErrorHook, Outcome, execute, make_context
 from cyclone_py.vocabulary import TERMINAL_RUN_STATES
 from cyclone_py.workflow import App, Workflow, as_app
@@ -41,7 +42,7 @@ class Env:
         app: App | Workflow,
         *,
         worker: str = "cyclone-testing",
-        lease_ttl: timedelta = timedelta(minutes=5),
+        lease_ttl: Duration = timedelta(minutes=5),
         max_reclaims: int = 0,
         backoff: Backoff | None = None,
         on_error: ErrorHook | None = None,
@@ -50,7 +51,7 @@ class Env:
         self.app = as_app(app)
         self.client = Client(dsn, min_size=1, max_size=2, application_name="cyclone-testing")
         self.worker = worker
-        self.lease_ttl = lease_ttl
+        self.lease_ttl = to_timedelta(lease_ttl)
         self.max_reclaims = max_reclaims
         self.backoff = backoff
         self.on_error = on_error
@@ -76,7 +77,7 @@ class Env:
         workflow: WorkflowRef,
         input: Any = None,
         *,
-        deadline: timedelta | float | None = None,
+        deadline: Duration | None = None,
         idempotency_key: str | None = None,
         run_at: datetime | None = None,
     ) -> UUID:
@@ -109,7 +110,7 @@ class Env:
             self._discarded(discarded.exception())
         return result
 
-    def advance_time(self, by: timedelta | float) -> datetime:
+    def advance_time(self, by: Duration) -> datetime:
         """Move the engine clock forward, then tick; returns the new engine time."""
         now = self.client.advance_time(by)
         self.tick()
@@ -142,7 +143,7 @@ class Env:
         run_id: RunId,
         *,
         max_rounds: int = 1_000,
-        timeout: float = 30.0,
+        timeout: Duration = 30.0,
         advance: bool = False,
     ) -> Run:
         """Run until ``run_id`` is terminal; returns ``get_run``.
@@ -151,8 +152,9 @@ class Env:
         progress by moving time or by a signal (nothing claimable, nothing
         running, still not terminal). With ``advance=True``, time is moved
         to the next retry of this run instead. Steps leased by another
-        worker are waited for, up to ``timeout`` seconds.
+        worker are waited for, up to ``timeout``.
         """
+        limit = to_seconds(timeout)
         started = time.monotonic()
         for _ in range(max_rounds):
             run = self.client.get_run(run_id)
@@ -165,8 +167,8 @@ class Env:
                 return run
             steps = self._steps_tree(run.id)
             if any(s.state == "running" for s in steps):
-                if time.monotonic() - started > timeout:
-                    raise errors.RunStuck(f"run {run.id}: steps still running elsewhere after {timeout:.0f}s")
+                if time.monotonic() - started > limit:
+                    raise errors.RunStuck(f"run {run.id}: steps still running elsewhere after {limit:.0f}s")
                 time.sleep(0.02)
                 continue
             if advance and run.state == "running" and self._advance_to_next_retry(steps):

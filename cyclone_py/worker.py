@@ -44,6 +44,7 @@ from uuid import UUID
 
 from cyclone_py import errors
 from cyclone_py.client import ClaimedStep, Client
+from cyclone_py.durations import Duration, to_seconds
 from cyclone_py.execution import Backoff, ErrorHook, execute, failure, make_context
 from cyclone_py.listener import Listener
 from cyclone_py.reporter import Reporter
@@ -81,21 +82,21 @@ class Worker:
         dsn: str | None = None,
         *,
         concurrency: int = 10,
-        lease_ttl: float = 30.0,
-        poll_interval: float = 1.0,
+        lease_ttl: Duration = 30.0,
+        poll_interval: Duration = 1.0,
         max_reclaims: int = 0,
         backoff: Backoff | None = None,
         on_error: ErrorHook | None = None,
         name: str | None = None,
-        shutdown_grace: float = 30.0,
+        shutdown_grace: Duration = 30.0,
         register: bool = True,
         max_batch: int = 500,
-        max_db_backoff: float = 30.0,
+        max_db_backoff: Duration = 30.0,
         prefetch: int | None = None,
     ) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
-        if lease_ttl <= 0 or poll_interval <= 0:
+        if to_seconds(lease_ttl) <= 0 or to_seconds(poll_interval) <= 0:
             raise ValueError("lease_ttl and poll_interval must be positive")
         if max_reclaims < 0:
             raise ValueError("max_reclaims must be >= 0")
@@ -108,13 +109,14 @@ class Worker:
             dsn = db.resolve_dsn()
         self.dsn = dsn
         self.concurrency = concurrency
-        self.lease_ttl = float(lease_ttl)
-        self.poll_interval = float(poll_interval)
+        # Durations are kept in seconds.
+        self.lease_ttl = to_seconds(lease_ttl)
+        self.poll_interval = to_seconds(poll_interval)
         self.max_reclaims = max_reclaims
         self.backoff = backoff
         self.on_error = on_error
         self.name = name or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
-        self.shutdown_grace = float(shutdown_grace)
+        self.shutdown_grace = to_seconds(shutdown_grace)
         self.register_workflows = register
         self.max_batch = max_batch
         # Steps claimed beyond the handler threads wait in the handler pool's queue
@@ -122,7 +124,7 @@ class Worker:
         # None: adaptive, enough to keep the threads busy for one claim round
         # trip (see _prefetch_now).
         self.prefetch = prefetch
-        self.max_db_backoff = max_db_backoff
+        self.max_db_backoff = to_seconds(max_db_backoff)
         self.handlers = self.app.handler_names()
 
         self.started = threading.Event()
@@ -204,19 +206,19 @@ class Worker:
             self.started.set()
             self._shutdown()
 
-    def run_in_thread(self, *, wait: float | None = 10.0) -> threading.Thread:
+    def run_in_thread(self, *, wait: Duration | None = 10.0) -> threading.Thread:
         """Start the worker in a thread (no signal handlers); waits up to
         ``wait`` seconds until it has registered its workflows."""
         thread = threading.Thread(target=self._run_body, name=f"cyclone-worker-{self.name}")
         self._thread = thread
         thread.start()
-        if wait is not None and not self.started.wait(wait):
+        if wait is not None and not self.started.wait(to_seconds(wait)):
             raise TimeoutError("worker did not start in time")
         if self.error is not None:
             raise RuntimeError(f"worker failed to start: {self.error}") from self.error
         return thread
 
-    def stop(self, *, wait: bool = True, timeout: float | None = None, force: bool = False) -> None:
+    def stop(self, *, wait: bool = True, timeout: Duration | None = None, force: bool = False) -> None:
         """Stop claiming; in-flight handlers get the grace period (``force``:
         cancel them at once). With ``wait``, join a ``run_in_thread`` thread."""
         self._stop_claiming.set()
@@ -226,7 +228,7 @@ class Worker:
         with self._idle:
             self._idle.notify_all()
         if wait and self._thread is not None and self._thread is not threading.current_thread():
-            self._thread.join(timeout)
+            self._thread.join(None if timeout is None else to_seconds(timeout))
 
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
         self._signal_count += 1

@@ -23,6 +23,7 @@ from decimal import Decimal
 from typing import Any, overload
 
 from cyclone_py.context import StepContext
+from cyclone_py.durations import Duration, to_timedelta
 
 __all__ = [
     "App",
@@ -33,7 +34,7 @@ __all__ = [
     "format_interval",
 ]
 
-Interval = timedelta | float | int | str
+Interval = Duration | str
 Handler = Callable[[StepContext], Any]
 DepRef = str | Callable[..., Any]
 
@@ -45,7 +46,7 @@ def format_interval(value: Interval) -> str:
     ``3600`` -> ``'1 hour'``, ``0.25`` -> ``'0.25 seconds'``; strings pass through."""
     if isinstance(value, str):
         return value
-    td = value if isinstance(value, timedelta) else timedelta(seconds=float(value))
+    td = to_timedelta(value)
     micros = td // timedelta(microseconds=1)
     if micros == 0:
         return "0 seconds"
