@@ -1,0 +1,90 @@
+"""Imports in cyclone_py only go down, and only the client and db.py use the driver.
+
+Each module has a layer; a module may import only modules of lower layers
+(at module level, inside a function, or under TYPE_CHECKING alike). A new
+module must be given a layer here. See docs/architecture-python.md.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "cyclone_py"
+
+LAYERS: dict[str, int] = {
+    # the vocabulary and plain values; db.py resolves DSNs and runs the embedded cluster
+    "vocabulary": 0,
+    "durations": 0,
+    "errors": 0,
+    "db": 0,
+    # the handler's context, then the definitions (plain data)
+    "context": 1,
+    "workflow": 2,
+    # the one module with SQL; loading an app by MODULE:ATTR (definitions only)
+    "client": 3,
+    "loader": 3,
+    # running steps: execution primitives and the worker's machinery
+    "execution": 4,
+    "runtime": 4,
+    "reporter": 5,
+    "listener": 5,
+    # the worker, and the test harness beside it (which does not import the worker)
+    "worker": 6,
+    "testing": 6,
+    # the faces
+    "cli": 7,
+    "__init__": 8,
+}
+
+DRIVER_MODULES = {"client", "db"}  # the only ones that may import psycopg
+
+
+def _modules() -> list[str]:
+    return sorted(p.stem for p in PACKAGE.glob("*.py"))
+
+
+def _imports(module: str) -> tuple[set[str], set[str]]:
+    """(cyclone_py modules, other top-level packages) that ``module`` imports."""
+    tree = ast.parse((PACKAGE / f"{module}.py").read_text())
+    ours: set[str] = set()
+    others: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                if parts[0] == "cyclone_py":
+                    ours.add(parts[1] if len(parts) > 1 else "__init__")
+                else:
+                    others.add(parts[0])
+        elif isinstance(node, ast.ImportFrom):
+            assert node.level == 0, f"{module}: use absolute imports"
+            parts = (node.module or "").split(".")
+            if parts[0] != "cyclone_py":
+                others.add(parts[0])
+            elif len(parts) > 1:
+                ours.add(parts[1])
+            else:  # from cyclone_py import errors, db
+                ours.update(alias.name for alias in node.names)
+    ours.discard(module)
+    return ours, others
+
+
+def test_every_module_has_a_layer() -> None:
+    assert set(_modules()) == set(LAYERS)
+
+
+@pytest.mark.parametrize("module", _modules())
+def test_imports_only_go_down(module: str) -> None:
+    ours, _ = _imports(module)
+    upward = sorted(m for m in ours if LAYERS.get(m, 99) >= LAYERS[module])
+    assert not upward, f"cyclone_py.{module} (layer {LAYERS[module]}) imports {upward}"
+
+
+@pytest.mark.parametrize("module", _modules())
+def test_only_the_client_and_db_import_the_driver(module: str) -> None:
+    _, others = _imports(module)
+    if module not in DRIVER_MODULES:
+        assert not others & {"psycopg", "psycopg_pool"}, f"cyclone_py.{module} imports psycopg"
