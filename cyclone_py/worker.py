@@ -8,11 +8,14 @@ whatever finished while the previous report was in flight) or ``fail``. Every
 poll interval it calls ``cyclone.tick`` so that expired leases, timeouts,
 deadlines and ``max_wait`` are handled even with no pg_cron.
 
-Threads: the main loop (claim, tick), a listener on its own connection
-(``LISTEN cyclone_wakeup`` and ``cyclone_cancel``; it claims on that connection
-when woken), a timer thread with one heap for every step's heartbeat and
-timeout, a reporter, and the handler pool. The main loop and the listener
-reserve the free slots they claim for, so together they never exceed them.
+Threads: the main loop (claim, tick; this module), a listener on its own
+connection (``LISTEN cyclone_wakeup`` and ``cyclone_cancel``; it claims on
+that connection when woken: :mod:`cyclone_py.listener`), a timer thread with
+one heap for every step's heartbeat and timeout, and the handler pool
+(:mod:`cyclone_py.runtime`), and a reporter (:mod:`cyclone_py.reporter`).
+Running one handler is :mod:`cyclone_py.execution`'s. The main loop and the
+listener reserve the free slots they claim for, so together they never
+exceed them.
 
 Cancellation reaches a handler through ``ctx.cancelled`` when: ``renew``
 returns false (lease lost), its run is cancelled or failed by its deadline
