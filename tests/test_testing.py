@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from cyclone_py import App, Permanent, Workflow, errors
-from cyclone_py.testing import Env
 from cyclone_py.context import StepContext
+from cyclone_py.testing import Env
 
 
 def _orders() -> App:

@@ -14,8 +14,8 @@ import pytest
 
 from cyclone_py import App, Permanent, Worker, Workflow, errors
 from cyclone_py.client import Client, StepRow
-from cyclone_py.runtime import Active, HandlerPool, Timers
 from cyclone_py.context import StepContext
+from cyclone_py.runtime import Active, HandlerPool, Timers
 from helpers import wait_for
 
 FAST: dict[str, Any] = {"poll_interval": 0.1, "shutdown_grace": 5.0}
