@@ -72,7 +72,9 @@ def unique(prefix: str = "wf") -> str:
 # Any character PostgreSQL text can hold (no NUL, no lone surrogates).
 NO_SURROGATES: list[Literal["Cs"]] = ["Cs"]
 TEXT_CHARS = st.characters(blacklist_categories=NO_SURROGATES, blacklist_characters="\x00")
-NAMES = st.text(TEXT_CHARS, min_size=1, max_size=12)
+# Names (workflow, node, handler, signal): no control characters (category Cc).
+NAME_CHARS = st.characters(blacklist_categories=["Cs", "Cc"])
+NAMES = st.text(NAME_CHARS, min_size=1, max_size=12)
 JSON_SCALARS = (st.none() | st.booleans() | st.integers(min_value=-(10**30), max_value=10**30)
                 | st.floats(allow_nan=False, allow_infinity=False) | st.text(TEXT_CHARS, max_size=20))
 JSON = st.recursive(
@@ -396,7 +398,8 @@ VALID: dict[str, Args] = {
     "advance_time(interval)": lambda f: [timedelta(seconds=1)],
     "backoff(integer)": lambda f: [1],
     "cancel(uuid,text)": lambda f: [f.run(), "why"],
-    "claim(text,text[],integer,interval)": lambda f: (f.run(), ["w", ["work"], 1, timedelta(seconds=30)])[1],
+    "claim(text,text[],integer,interval,text[])": lambda f: (
+        f.run(), ["w", ["work"], 1, timedelta(seconds=30), ["nul"]])[1],
     "complete(bigint,text,bigint,jsonb)": lambda f: (
         lambda c: [c["step_id"], "w", c["lease_generation"], Jsonb({"ok": True})])(f.claimed()),
     "complete_many(text,bigint[],bigint[],jsonb[])": lambda f: (
@@ -454,7 +457,9 @@ NULL_MEANS: dict[tuple[str, str], Check] = {
     ("retry(uuid,text,integer,text)", "p_reason"): lambda c, a, r: _audit_reasons(c, a[0]) == [None],
     ("retry_all(uuid,text)", "p_reason"): lambda c, a, r: r == [{"retry_all": 1}],
     # NULL handlers: any handler.
-    ("claim(text,text[],integer,interval)", "p_handlers"): lambda c, a, r: len(r) == 1 and r[0]["node"] == "work",
+    ("claim(text,text[],integer,interval,text[])", "p_handlers"): lambda c, a, r: len(r) == 1 and r[0]["node"] == "work",
+    # NULL workflows: any workflow.
+    ("claim(text,text[],integer,interval,text[])", "p_workflows"): lambda c, a, r: len(r) == 1 and r[0]["node"] == "work",
     # NULL output: completed with no output.
     ("complete(bigint,text,bigint,jsonb)", "p_output"): lambda c, a, r: (
         r == [{"complete": True}] and _step(c, a[0])["state"] == "completed" and _step(c, a[0])["output"] is None),

@@ -2,7 +2,7 @@
 
 Each module has a layer; a module may import only modules of lower layers
 (at module level, inside a function, or under TYPE_CHECKING alike). A new
-module must be given a layer here. See docs/architecture-python.md.
+module must be given a layer here. See docs/architecture.md.
 """
 
 from __future__ import annotations

@@ -67,7 +67,8 @@ AS $$
     SELECT CASE
         WHEN p_name = '' THEN 'is empty'
         WHEN char_length(p_name) > 200 THEN format('is %s characters long (at most 200)', char_length(p_name))
-        WHEN p_name ~ '[[:cntrl:]]' THEN 'contains a control character'
+        -- Unicode category Cc, spelled out: [[:cntrl:]] would follow the locale.
+        WHEN p_name ~ '[\x01-\x1f\x7f-\x9f]' THEN 'contains a control character'
     END
 $$;
 
