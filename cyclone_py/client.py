@@ -438,10 +438,12 @@ class Client:
         handlers: Sequence[str] | None = None,
         limit: int = 1,
         lease_ttl: Duration = 30.0,
+        workflows: Sequence[str] | None = None,
     ) -> list[ClaimedStep]:
-        """``cyclone.claim``: lease up to ``limit`` due steps."""
+        """``cyclone.claim``: lease up to ``limit`` due steps of those handlers and
+        workflows (None: any)."""
         with self._conn() as conn:
-            return claim_on(conn, worker, handlers, limit, lease_ttl)
+            return claim_on(conn, worker, handlers, limit, lease_ttl, workflows)
 
     def renew(self, step_id: int, worker: str, lease_generation: int, lease_ttl: Duration = 30.0) -> bool:
         """``cyclone.renew``: the heartbeat; false means the lease is lost."""
@@ -636,6 +638,7 @@ def claim_on(
     handlers: Sequence[str] | None = None,
     limit: int = 1,
     lease_ttl: Duration = 30.0,
+    workflows: Sequence[str] | None = None,
 ) -> list[ClaimedStep]:
     """``cyclone.claim`` on a connection of the caller's: the worker's listener
     claims on its LISTEN connection, whose backend has just delivered the
@@ -644,8 +647,9 @@ def claim_on(
         with conn.cursor(row_factory=class_row(ClaimedStep)) as cur:
             cur.execute(
                 "SELECT step_id, run_id, workflow, node, handler, kind, attempt, max_attempts, "
-                "lease_generation, timeout, input, deps FROM cyclone.claim(%s, %s::text[], %s, %s)",
-                (worker, None if handlers is None else list(handlers), limit, _interval(lease_ttl)),
+                "lease_generation, timeout, input, deps FROM cyclone.claim(%s, %s::text[], %s, %s, %s::text[])",
+                (worker, None if handlers is None else list(handlers), limit, _interval(lease_ttl),
+                 None if workflows is None else list(workflows)),
             )
             return cur.fetchall()
     except psycopg.Error as exc:

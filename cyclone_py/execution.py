@@ -124,7 +124,11 @@ def execute(app: App, step: ClaimedStep, ctx: StepContext, backoff: Backoff | No
 
     fn = app.lookup(step.workflow, step.handler)
     if fn is None:
-        return failed(f"no handler {step.handler!r} for workflow {step.workflow!r} in this worker", "panic")
+        return failed(
+            f"no handler {step.handler!r} for workflow {step.workflow!r} in this worker "
+            "(is its code older than the workflow's definition?)",
+            "panic",
+        )
     try:
         result = fn(ctx)
     except errors.Permanent as exc:

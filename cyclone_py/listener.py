@@ -40,6 +40,7 @@ class Listener(threading.Thread):
         dsn: str,
         worker: str,
         handlers: Sequence[str],
+        workflows: Sequence[str],
         *,
         lease_ttl: float,
         max_backoff: float,
@@ -53,6 +54,7 @@ class Listener(threading.Thread):
         self.dsn = dsn
         self.worker = worker
         self.handlers = list(handlers)
+        self.workflows = list(workflows)
         self.lease_ttl = lease_ttl
         self.max_backoff = max_backoff
         self._closing = closing
@@ -101,7 +103,8 @@ class Listener(threading.Thread):
             return
         claimed: list[ClaimedStep] = []
         try:
-            claimed = claim_on(conn, self.worker, self.handlers, free, timedelta(seconds=self.lease_ttl))
+            claimed = claim_on(conn, self.worker, self.handlers, free, timedelta(seconds=self.lease_ttl),
+                               self.workflows)
         except errors.DatabaseUnavailable:
             self._wake()
             raise

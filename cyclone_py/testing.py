@@ -56,6 +56,7 @@ class Env:
         self.backoff = backoff
         self.on_error = on_error
         self.handlers = self.app.handler_names()
+        self.workflows = self.app.workflow_names()
         self.discards: list[errors.StepFailed] = []
         if register:
             for name, definition in self.app.definitions():
@@ -120,7 +121,8 @@ class Env:
 
     def run_once(self) -> ClaimedStep | None:
         """Claim one due step and run it; None when nothing is claimable."""
-        claimed = self.client.claim(self.worker, self.handlers, 1, self.lease_ttl) if self.handlers else []
+        claimed = (self.client.claim(self.worker, self.handlers, 1, self.lease_ttl, self.workflows)
+                   if self.handlers else [])
         if not claimed:
             return None
         step = claimed[0]

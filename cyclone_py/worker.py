@@ -129,6 +129,9 @@ class Worker:
         self.prefetch = prefetch
         self.max_db_backoff = to_seconds(max_db_backoff)
         self.handlers = self.app.handler_names()
+        # Claims are for these workflows only: another service's workflow may
+        # share a handler name (SPEC 6, p_workflows).
+        self.workflows = self.app.workflow_names()
 
         self.started = threading.Event()
         self.error: BaseException | None = None
@@ -271,6 +274,7 @@ class Worker:
             self.dsn,
             self.name,
             self.handlers,
+            self.workflows,
             lease_ttl=self.lease_ttl,
             max_backoff=self.max_db_backoff,
             closing=self._closing,
@@ -282,6 +286,7 @@ class Worker:
         logger.info(
             "worker started",
             extra=self._log_extra(
+                workflows=self.workflows,
                 handlers=self.handlers,
                 concurrency=self.concurrency,
                 prefetch="adaptive" if self.prefetch is None else self.prefetch,
@@ -361,7 +366,8 @@ class Worker:
                     claimed: list[ClaimedStep] = []
                     try:
                         asked = time.perf_counter()
-                        claimed = self.client.claim(self.name, self.handlers, free, timedelta(seconds=self.lease_ttl))
+                        claimed = self.client.claim(self.name, self.handlers, free, timedelta(seconds=self.lease_ttl),
+                                                    self.workflows)
                         self._claim_s = _average(self._claim_s, time.perf_counter() - asked)
                     finally:
                         self._start_steps(claimed, free)

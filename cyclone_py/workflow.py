@@ -334,6 +334,11 @@ class App:
         """Create a workflow and add it."""
         return self.add(Workflow(name, max_attempts=max_attempts))
 
+    def workflow_names(self) -> list[str]:
+        """Every workflow the app declares, child workflows included: the only
+        workflows its worker claims steps of."""
+        return sorted(self._workflows)
+
     def handler_names(self) -> list[str]:
         """Every handler name of every workflow: what the worker claims."""
         names: set[str] = set()

@@ -583,3 +583,44 @@ def test_the_listener_and_the_main_loop_never_lease_more_than_capacity(
     for run_id in ids:
         assert wait_for(lambda: terminal(client, run_id), what="run to finish").state == "completed"
     assert most == 2
+
+
+# -- two services, one database -------------------------------------------------
+
+
+def _service(workflow: str) -> Workflow:
+    wf = Workflow(workflow)
+
+    @wf.step()
+    def prepare(ctx: StepContext) -> Any:  # the same handler name in both services
+        return {"prepared_by": workflow}
+
+    return wf
+
+
+def test_two_services_sharing_a_handler_name_never_take_each_others_steps(
+    workers: list[Worker], dsn: str, client: Client
+) -> None:
+    orders, billing = _service("orders"), _service("billing")
+    for wf in (orders, billing):
+        client.define_workflow(wf.name, wf.definition())
+    billing_runs = client.submit_many(billing, [{}] * 5)  # first in claim order
+    orders_runs = client.submit_many(orders, [{}] * 5)
+
+    start(workers, App(orders), dsn)
+    for run_id in orders_runs:
+        assert wait_for(lambda: terminal(client, run_id), what="orders run").state == "completed"
+    # Now submitted, so that the wake-up reaches the listener, which claims too.
+    billing_runs += client.submit_many(billing, [{}])
+    orders_runs += client.submit_many(orders, [{}])
+    assert wait_for(lambda: terminal(client, orders_runs[-1]), what="orders run").state == "completed"
+    for run_id in billing_runs:
+        step = step_of(client, run_id, "prepare")
+        assert (step.state, step.attempt, step.error) == ("available", 0, None), "orders' worker took a billing step"
+
+    start(workers, App(billing), dsn)
+    for service, runs in (("orders", orders_runs), ("billing", billing_runs)):
+        for run_id in runs:
+            run = wait_for(lambda: terminal(client, run_id), what=f"{service} run")
+            assert (run.state, run.output) == ("completed", {"prepare": {"prepared_by": service}})
+            assert step_of(client, run_id, "prepare").attempt == 1
