@@ -34,7 +34,7 @@ from uuid import UUID
 import click
 
 from cyclone_py import db, errors
-from cyclone_py.client import Client, Run, RunRow, StepRow, check_reachable
+from cyclone_py.client import Client, Run, RunRow, StepError, StepRow, check_reachable
 from cyclone_py.vocabulary import DISCARD_KINDS, RUN_STATES, TERMINAL_RUN_STATES, TERMINAL_STEP_STATES
 
 CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
@@ -724,32 +724,56 @@ def run(settings: Settings, run_id: UUID, as_json: bool) -> None:
 @json_option
 @pass_settings
 def steps(settings: Settings, run_id: UUID, as_json: bool) -> None:
-    """Show every step of a run, errors in full."""
+    """Show every step of a run, errors in full: each step's latest error, then
+    the errors of its earlier attempts; an available step's next try."""
     client = settings.client()
     run_row = client.get_run_row(run_id)  # NotFound for an unknown run
     rows = client.steps(run_id)
+    history: dict[int, list[StepError]] = {}
+    for e in client.step_errors(run_id):
+        history.setdefault(e.step_id, []).append(e)
     if as_json:
-        echo_json([as_dict(r) for r in rows])
+        echo_json([{**as_dict(r), "errors": [as_dict(e) for e in history.get(r.id, [])]} for r in rows])
         return
+    now = client.now()
+
+    def next_try(r: StepRow) -> datetime | None:
+        due = r.state == "available" and r.scheduled_at is not None and (r.attempt > 0 or r.scheduled_at > now)
+        return r.scheduled_at if due else None
+
     click.echo(f"run {run_row.id}  {run_row.workflow}  {run_row.state}")
     click.echo()
-    headers = ["node", "kind", "state", "attempt", "reclaims", "error kind", "started", "completed"]
+    headers = ["node", "kind", "state", "attempt", "reclaims", "error kind", "next try", "started", "completed"]
     with_child = any(r.child_run_id is not None for r in rows)
     echo_table(
         headers + (["child run"] if with_child else []),
         [
-            (r.node, r.kind, r.state, attempts(r), r.reclaims, r.error_kind, r.started_at, r.completed_at)
+            (r.node, r.kind, r.state, attempts(r), r.reclaims, r.error_kind, next_try(r), r.started_at,
+             r.completed_at)
             + ((r.child_run_id,) if with_child else ())
             for r in rows
         ],
         empty="no steps",
     )
     for r in rows:
+        earlier = history.get(r.id, [])
+        if r.error and earlier and (earlier[-1].error, earlier[-1].attempt) == (r.error, r.attempt):
+            earlier = earlier[:-1]  # the latest error is the step's own, shown first
         if r.error:
             click.echo()
             click.echo(f"{r.node}: {r.state}, {r.error_kind or 'error'}, attempt {attempts(r)}")
-            for line in r.error.rstrip().splitlines():
-                click.echo(f"    {line}".rstrip())
+            _echo_indented(r.error)
+        for e in reversed(earlier):
+            click.echo()
+            by = f", worker {e.worker}" if e.worker else ""
+            click.echo(f"{r.node}: attempt {e.attempt} {'discarded' if e.discarded else 'failed'}, "
+                       f"{e.error_kind}{by}, {_cell(e.at)}")
+            _echo_indented(e.error)
+
+
+def _echo_indented(text: str) -> None:
+    for line in text.rstrip().splitlines():
+        click.echo(f"    {line}".rstrip())
 
 
 @main.command("workflows")

@@ -132,6 +132,23 @@ class StepRow:
     child_run_id: UUID | None
 
 
+@dataclass(frozen=True)
+class StepError:
+    """A row of ``cyclone.cyclone_step_errors``: an error a step was given (a
+    retried failure or a discard), with its attempt and the lease owner."""
+
+    id: int
+    run_id: UUID
+    step_id: int
+    node: str
+    attempt: int
+    error_kind: str
+    error: str
+    worker: str | None
+    discarded: bool
+    at: datetime
+
+
 _RUN_COLUMNS = (
     "id, workflow, state, input, output, created_at, started_at, finished_at, "
     "deadline_at, paused_at, parent_run_id"
@@ -595,6 +612,15 @@ class Client:
         return self._rows(
             StepRow,
             f"SELECT {_STEP_COLUMNS} FROM cyclone.cyclone_v_steps WHERE run_id = %s ORDER BY id",
+            (_uuid(run_id),),
+        )
+
+    def step_errors(self, run_id: RunId) -> list[StepError]:
+        """Every error the run's steps were given, oldest first (``cyclone_step_errors``)."""
+        return self._rows(
+            StepError,
+            "SELECT id, run_id, step_id, node, attempt, error_kind, error, worker, discarded, at "
+            "FROM cyclone.cyclone_step_errors WHERE run_id = %s ORDER BY step_id, id",
             (_uuid(run_id),),
         )
 

@@ -237,6 +237,39 @@ def test_steps_shows_a_traceback_in_full(
     assert "RuntimeError: kaboom" in dlq  # the telling line of the traceback
 
 
+def test_steps_shows_the_error_of_every_attempt_and_the_next_try(
+    invoke: Callable[..., Result], client: Client
+) -> None:
+    flaky = Workflow("flaky3", max_attempts=3)
+
+    @flaky.step()
+    def work(ctx: StepContext) -> Any:
+        return None
+
+    client.define_workflow(flaky.name, flaky.definition())
+    run_id = submit(invoke, "flaky3")
+    for attempt, retry_in in ((1, timedelta(0)), (2, timedelta(hours=1))):
+        (step,) = client.claim(f"w{attempt}", ["work"], 1)
+        assert client.fail(step.step_id, f"w{attempt}", step.lease_generation, f"boom {attempt}",
+                           retry_in=retry_in) == "available"
+    due = client.steps(run_id)[0].scheduled_at
+
+    text = ok(invoke("steps", str(run_id)))
+    lines = text.splitlines()
+    header = next(ln for ln in lines if ln.startswith("NODE"))
+    assert "NEXT TRY" in header
+    row = lines[lines.index(header) + 1]
+    assert row.split()[:4] == ["work", "task", "available", "2/3"]
+    assert cli.fmt_time(due) in row, "the next try is shown"
+    assert "work: available, error, attempt 2/3" in lines
+    assert "    boom 2" in lines
+    assert any(ln.startswith("work: attempt 1 failed, error, worker w1, ") for ln in lines), text
+    assert "    boom 1" in lines, "the first attempt's error, overwritten on the step, is still shown"
+
+    rows = json.loads(ok(invoke("steps", str(run_id), "--json")))
+    assert [(e["attempt"], e["error"], e["worker"]) for e in rows[0]["errors"]] == [(1, "boom 1", "w1"), (2, "boom 2", "w2")]
+
+
 def test_dlq_list_filters_by_reason_and_workflow(invoke: Callable[..., Result], client: Client) -> None:
     run_id = deadline_failed_run(invoke, client)
 
