@@ -78,6 +78,16 @@ def describe(exc: errors.CycloneError) -> str:
     return exc.message + (f" [{exc.sqlstate}]" if exc.sqlstate else "")
 
 
+def _reader_went_away() -> NoReturn:
+    """The reader of our output left (``cyclone runs | head``): not an error.
+    Exit 0 in silence; stdout goes to /dev/null so that the interpreter's final
+    flush does not complain again."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    sys.exit(0)
+
+
 class CycloneGroup(click.Group):
     """A click group that turns every expected error into one line on stderr.
 
@@ -86,9 +96,17 @@ class CycloneGroup(click.Group):
     an unknown option stays a click usage error (exit 2, with the usage).
     """
 
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().main(*args, **kwargs)
+        except BrokenPipeError:
+            _reader_went_away()
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except BrokenPipeError:
+            _reader_went_away()
         except click.BadParameter as exc:
             if isinstance(exc, click.MissingParameter):
                 raise
@@ -471,17 +489,17 @@ def migrate(settings: Settings, revert: bool, verify: bool) -> None:
 
 def import_app(spec: str) -> Any:
     """Import ``MODULE:ATTR`` with the working directory on ``sys.path``."""
-    from cyclone_py.loader import load_app
+    from cyclone_py.loader import AppImportError, AppLoadError, load_app
 
     cwd = os.getcwd()
     if cwd not in sys.path:
         sys.path.insert(0, cwd)
     try:
         return load_app(spec)
-    except (ValueError, TypeError) as exc:
+    except AppImportError as exc:
+        fail(f"cannot import --app {spec}: {exc}")
+    except AppLoadError as exc:
         fail(f"--app {spec}: {exc}")
-    except Exception as exc:  # ImportError, or an error in the app's own module
-        fail(f"cannot import --app {spec}: {type(exc).__name__}: {exc}")
 
 
 @main.command("worker")

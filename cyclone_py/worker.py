@@ -202,15 +202,20 @@ class Worker:
             raise self.error
 
     def _run_body(self) -> None:
+        running = False
         try:
             self._start()
+            running = True
             self._loop()
         except BaseException as exc:
             self.error = exc
-            logger.error("worker failed: %s", exc, exc_info=True, extra=self._log_extra())
+            # An engine refusal at start (a bad definition, a missing grant) is
+            # the caller's to report: run() re-raises it, run_in_thread() too.
+            if running or not isinstance(exc, errors.CycloneError):
+                logger.error("worker failed: %s", exc, exc_info=True, extra=self._log_extra())
         finally:
             self.started.set()
-            self._shutdown()
+            self._shutdown(log=running)
 
     def run_in_thread(self, *, wait: Duration | None = 10.0) -> threading.Thread:
         """Start the worker in a thread (no signal handlers); waits up to
@@ -308,7 +313,7 @@ class Worker:
                 self._stop_claiming.wait(delay)
                 delay = min(delay * 2, self.max_db_backoff)
 
-    def _shutdown(self) -> None:
+    def _shutdown(self, *, log: bool = True) -> None:
         self._stop_claiming.set()
         deadline = time.monotonic() + (0.0 if self._force.is_set() else self.shutdown_grace)
         with self._idle:
@@ -343,7 +348,8 @@ class Worker:
             self._client.close()
         with self._lock:
             left = self._running_handlers
-        logger.info("worker stopped", extra=self._log_extra(abandoned=left))
+        if log:
+            logger.info("worker stopped", extra=self._log_extra(abandoned=left))
         if left and self._stopped_by_signal:
             # A handler ignored cancellation: the process would hang joining it.
             _hard_exit(1)

@@ -563,6 +563,48 @@ def test_console_script_bad_input_is_one_line_without_traceback(
     assert line.startswith("cyclone: ") and expected in line
 
 
+def test_piping_into_head_is_no_error(dsn: str, client: Client) -> None:
+    client.submit_many("basic", [{"n": i} for i in range(3000)])
+    for args in (["runs", "--limit", "3000"], ["runs", "--json", "--limit", "3000"]):
+        proc = subprocess.run(f"{CYCLONE} --dsn '{dsn}' {' '.join(args)} | head -c 10 >/dev/null; "
+                              "echo ${PIPESTATUS[0]}", shell=True, executable="/bin/bash",
+                              capture_output=True, text=True, timeout=60)
+        assert (proc.stdout.strip(), proc.stderr) == ("0", ""), args
+
+
+def test_a_bad_definition_at_worker_start_is_one_line(dsn: str, tmp_path: Path) -> None:
+    (tmp_path / "badapp.py").write_text(
+        "from cyclone_py import App, Workflow\n"
+        "wf = Workflow('bad')\n"
+        "@wf.step(timeout='nonsense')\n"
+        "def a(ctx):\n"
+        "    return 1\n"
+        "app = App(wf)\n")
+    proc = console("--dsn", dsn, "worker", "--app", "badapp:app", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr
+    [line] = proc.stderr.strip().splitlines()
+    assert line == 'cyclone: invalid argument: workflow "bad": node "a": timeout "nonsense" is not an interval', line
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("import json\nx = 1\nraise ValueError('broken module')\n", "broken.py, line 3: ValueError: broken module"),
+        ("def x(:\n", "broken.py, line 1: SyntaxError: invalid syntax"),
+        ("import no_such_module_here\n", "broken.py, line 1: ModuleNotFoundError: No module named"),
+    ],
+)
+def test_an_error_in_the_app_module_names_its_file_and_line(
+    dsn: str, tmp_path: Path, source: str, expected: str
+) -> None:
+    (tmp_path / "broken.py").write_text(source)
+    proc = console("--dsn", dsn, "worker", "--app", "broken:app", cwd=tmp_path)
+    assert proc.returncode == 1
+    [line] = proc.stderr.strip().splitlines()
+    assert line.startswith("cyclone: cannot import --app broken:app: ") and expected in line, line
+
+
 def test_console_script_unreachable_database(tmp_path: Path) -> None:
     proc = console("--dsn", UNREACHABLE, "submit", "basic", "--wait")
     assert proc.returncode == 1
