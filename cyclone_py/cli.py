@@ -639,8 +639,10 @@ def submit(
     except KeyboardInterrupt:
         fail(f"stopped waiting; run {run_id} goes on (see: cyclone run {run_id})")
     if not run.terminal:
-        fail(f"run {run_id} is still {run.state} after {fmt_duration(timeout)}; "
-             f"it goes on (see: cyclone run {run_id})")
+        if as_json:
+            echo_json({**run_document(client, run_id), "timed_out": True})
+        fail(f"timed out after {fmt_duration(timeout)} waiting for run {run_id}, which is still {run.state} "
+             f"and goes on (see: cyclone run {run_id})")
     show_run(client, run_id, as_json=as_json)
     sys.exit(0 if run.state == "completed" else 1)
 

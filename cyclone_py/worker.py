@@ -224,7 +224,7 @@ class Worker:
         self._thread = thread
         thread.start()
         if wait is not None and not self.started.wait(to_seconds(wait)):
-            raise TimeoutError("worker did not start in time")
+            raise TimeoutError(f"timed out after {to_seconds(wait):g}s waiting for the worker to start")
         if self.error is not None:
             raise RuntimeError(f"worker failed to start: {self.error}") from self.error
         return thread

@@ -453,7 +453,15 @@ def test_submit_wait_exits_1_when_the_run_fails(
 
 def test_submit_wait_gives_up_after_its_timeout(invoke: Callable[..., Result], client: Client) -> None:
     msg = one_line_error(invoke("submit", "gate", "--wait", "--timeout", "300ms"))
-    assert "is still running after" in msg
+    assert msg.startswith("cyclone: timed out after 0.30s waiting for run ") and "which is still running" in msg
+
+
+def test_submit_wait_json_prints_a_json_object_on_timeout(invoke: Callable[..., Result], client: Client) -> None:
+    result = invoke("submit", "gate", "--wait", "--timeout", "300ms", "--json")
+    assert result.exit_code == 1
+    doc = json.loads(result.stdout)
+    assert (doc["state"], doc["timed_out"]) == ("running", True)
+    assert doc["id"] == str(client.list_runs(limit=1)[0].id)
 
 
 # -- bad input -------------------------------------------------------------------
@@ -485,11 +493,12 @@ def test_bad_values_are_refused_before_connecting(args: list[str], expected: str
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        (["run", NO_RUN], f"run {NO_RUN} does not exist"),
+        (["run", NO_RUN], f"cyclone: run {NO_RUN} not found"),
         (["steps", NO_RUN], "not found"),
         (["cancel", NO_RUN], "not found"),
         (["retry", NO_RUN, "x"], "not found"),
-        (["submit", "nosuch"], 'not found: workflow "nosuch" is not defined'),
+        (["submit", "nosuch"], 'cyclone: workflow "nosuch" not found'),
+        (["retry", NO_RUN, "x"], f"cyclone: run {NO_RUN} not found"),
         (["submit", "basic", "--key", ""], "invalid argument"),
         (["signal", NO_RUN, ""], "invalid argument"),
     ],

@@ -1,5 +1,5 @@
 -- Deploy cyclone:advance
--- requires: runs clock
+-- requires: advance@v0.2.0 runs clock
 -- The DAG (SPEC section 8): starting runs, reaching steps whose dependencies
 -- completed, finishing runs, the discard policy (contain a failure to its
 -- branch, or fail the run), and telling a parent run that its child ended.
@@ -7,6 +7,7 @@
 -- start a child run or end the run), so they live in one change. Every caller
 -- holds the run locks first, in the order runs.sql describes. Internal: granted
 -- to no role.
+-- Reworked after v0.2.0: one wording for a missing object, '<what> not found'.
 BEGIN;
 
 -- Starts runs: creates them with their steps (runs.sql), reaches root wait and
@@ -26,7 +27,7 @@ DECLARE
 BEGIN
     SELECT w.definition INTO v_definition FROM cyclone_workflows w WHERE w.name = p_workflow;
     IF NOT FOUND THEN
-        RAISE EXCEPTION 'workflow "%" is not defined', p_workflow USING ERRCODE = 'P0002';
+        RAISE EXCEPTION 'workflow "%" not found', p_workflow USING ERRCODE = 'P0002';
     END IF;
     v_ids := cyclone._create_runs(p_workflow, v_definition, p_inputs, p_deadline, p_idempotency_key,
                                   p_run_at, p_parent_run_id, p_parent_step_id);

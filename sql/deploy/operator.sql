@@ -1,9 +1,10 @@
 -- Deploy cyclone:operator
--- requires: advance runs checks clock
+-- requires: operator@v0.2.0 advance runs checks clock
 -- What operators do to runs (SPEC section 9): retry and retry_all reopen
 -- dead letters, cancel ends a run, pause and resume stop and restart its clocks.
 -- Each action and its reason is recorded in cyclone_audit.
 -- Lock order: the run (after its ancestors), then its steps.
+-- Reworked after v0.2.0: one wording for a missing object, '<what> not found'.
 BEGIN;
 
 -- Reopens discarded steps of a locked run (the given ones), gives the run back
@@ -84,7 +85,7 @@ BEGIN
     v_run := cyclone._lock_existing_run('retry', p_run_id);
     SELECT s.* INTO v_step FROM cyclone_steps s WHERE s.run_id = p_run_id AND s.node = p_node FOR UPDATE;
     IF NOT FOUND THEN
-        RAISE EXCEPTION 'run % has no node "%"', p_run_id, p_node USING ERRCODE = 'P0002';
+        RAISE EXCEPTION 'node "%" of run % not found', p_node, p_run_id USING ERRCODE = 'P0002';
     END IF;
     IF v_step.state <> 'discarded' THEN
         RAISE EXCEPTION 'step % ("%") of run % is not discarded (state=%)', v_step.id, p_node, p_run_id, v_step.state

@@ -45,7 +45,7 @@ BEGIN
     END IF;
     v_run := cyclone._lock_run(p_run_id);
     IF v_run.id IS NULL THEN
-        RAISE EXCEPTION 'run % does not exist', p_run_id USING ERRCODE = 'P0002';
+        RAISE EXCEPTION 'run % not found', p_run_id USING ERRCODE = 'P0002';
     END IF;
     RETURN v_run;
 END

@@ -1,8 +1,9 @@
 -- Deploy cyclone:submit
--- requires: advance checks
+-- requires: submit@v0.2.0 advance checks
 -- submit(), submit_many() and get_run(): how any SQL client starts and reads a
 -- run (SPEC section 5). Runs are started by advance.sql's _start_runs, the one
 -- path every run is made by.
+-- Reworked after v0.2.0: one wording for a missing object, '<what> not found'.
 BEGIN;
 
 CREATE OR REPLACE FUNCTION cyclone.submit(
@@ -82,7 +83,7 @@ BEGIN
            LIMIT 1) f ON true
      WHERE r.id = p_run_id;
     IF NOT FOUND THEN
-        RAISE EXCEPTION 'run % does not exist', p_run_id USING ERRCODE = 'P0002';
+        RAISE EXCEPTION 'run % not found', p_run_id USING ERRCODE = 'P0002';
     END IF;
 END
 $$;
