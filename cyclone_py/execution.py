@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,6 +35,8 @@ Backoff = Callable[[int], Duration]
 ErrorHook = Callable[[errors.StepFailed], Any]
 
 MAX_ERROR_CHARS = 32_000
+# A NUL escape in JSON text (an odd number of backslashes before u0000).
+_JSON_NUL = re.compile(r"(?<!\\)(?:\\\\)*\\u0000")
 
 
 @dataclass(frozen=True)
@@ -116,7 +119,8 @@ def execute(app: App, step: ClaimedStep, ctx: StepContext, backoff: Backoff | No
     ``Permanent`` -> ``permanent``; any other exception -> ``error`` (the
     traceback is the error text), or ``timeout`` when the step's timeout fired
     first; a BaseException that is not an Exception -> ``panic``. A return
-    value that is not JSON-serialisable is an ``error``.
+    value that JSON (or PostgreSQL's jsonb) cannot hold is ``permanent``: the
+    same code would return it again on every attempt.
     """
 
     def failed(error: str, kind: str) -> Outcome:
@@ -142,7 +146,10 @@ def execute(app: App, step: ClaimedStep, ctx: StepContext, backoff: Backoff | No
     if ctx.cancel_reason == "timeout":
         return failed(f"step timed out after {step.timeout}", "timeout")
     try:
-        output_json = None if result is None else json.dumps(result)
+        output_json = None if result is None else json.dumps(result, allow_nan=False)
     except (TypeError, ValueError) as exc:
-        return failed(f"handler returned a value that is not JSON-serialisable: {exc}", "error")
+        return failed(f"handler returned a value that is not JSON: {exc}", "permanent")
+    if output_json is not None and _JSON_NUL.search(output_json):
+        return failed("handler returned a string with a NUL character (\\u0000), which jsonb cannot store",
+                      "permanent")
     return Outcome(step=step, ok=True, output_json=output_json, cancel_reason=ctx.cancel_reason)

@@ -223,14 +223,26 @@ def test_errors_carry_the_traceback_and_use_the_custom_backoff(
     assert timedelta(minutes=10) <= delay < timedelta(minutes=10, seconds=5)
 
 
-def test_bad_output_is_an_error_and_a_base_exception_a_panic(
+def test_bad_output_is_permanent_and_a_base_exception_a_panic(
     dsn: str, client: Client, workers: list[Worker]
 ) -> None:
-    odd = Workflow("odd", max_attempts=1)
+    odd = Workflow("odd", max_attempts=5)
 
     @odd.step()
     def unserialisable(ctx: StepContext) -> Any:
         return object()
+
+    nan = Workflow("nan", max_attempts=5)
+
+    @nan.step()
+    def not_a_number(ctx: StepContext) -> Any:
+        return {"x": float("nan")}
+
+    nul = Workflow("nul", max_attempts=5)
+
+    @nul.step()
+    def with_nul(ctx: StepContext) -> Any:
+        return "a\x00b"
 
     exits = Workflow("exits", max_attempts=1)
 
@@ -238,12 +250,18 @@ def test_bad_output_is_an_error_and_a_base_exception_a_panic(
     def bail(ctx: StepContext) -> Any:
         raise SystemExit(3)
 
-    start(workers, App(odd, exits), dsn)
+    start(workers, App(odd, nan, nul, exits), dsn)
     r1, r2 = client.submit(odd), client.submit(exits)
     run1 = wait_for(lambda: terminal(client, r1), what="run to finish")
     run2 = wait_for(lambda: terminal(client, r2), what="run to finish")
-    assert (run1.state, run1.error_kind) == ("failed", "error")
-    assert run1.error is not None and "not JSON-serialisable" in run1.error
+    assert (run1.state, run1.error_kind) == ("failed", "permanent")
+    assert run1.error is not None and "handler returned a value that is not JSON" in run1.error
+    assert client.steps(r1)[0].attempt == 1, "discarded at once, not retried"
+    for wf, says in ((nan, "not JSON: Out of range float values"), (nul, "NUL character")):
+        run_id = client.submit(wf)
+        run = wait_for(lambda: terminal(client, run_id), what="run to finish")
+        assert (run.state, run.error_kind, client.steps(run_id)[0].attempt) == ("failed", "permanent", 1)
+        assert run.error is not None and says in run.error, run.error
     assert (run2.state, run2.error_kind) == ("failed", "panic")
     assert run2.error is not None and "SystemExit" in run2.error
 
