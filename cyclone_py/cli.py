@@ -384,6 +384,11 @@ def fmt_counts(counts: Mapping[str, int]) -> str:
     return f"{total} step{'' if total == 1 else 's'}" + (f": {', '.join(parts)}" if parts else "")
 
 
+def short(name: str, limit: int = 40) -> str:
+    """A name for a table cell: at most ``limit`` characters."""
+    return name if len(name) <= limit else name[: limit - 3] + "..."
+
+
 def attempts(step: StepRow) -> str:
     return f"{step.attempt}/{step.max_attempts}"
 
@@ -807,16 +812,24 @@ def workflows(settings: Settings, as_json: bool) -> None:
         return
 
     def node(n: Mapping[str, Any]) -> str:
-        kind = n.get("kind", "task")
+        kind, name = n.get("kind", "task"), short(str(n["name"]))
         if kind == "wait":
-            return f"{n['name']}[wait:{n.get('signal', n['name'])}]"
+            return f"{name}[wait:{short(str(n.get('signal', n['name'])))}]"
         if kind == "child":
-            return f"{n['name']}[child:{n.get('workflow')}]"
-        return str(n["name"])
+            return f"{name}[child:{short(str(n.get('workflow')))}]"
+        return name
+
+    def graph(nodes: Sequence[Mapping[str, Any]]) -> str:
+        """Each edge as ``dep -> node``; a node with no edge at all on its own."""
+        shown = {str(n["name"]): node(n) for n in nodes}
+        edges = [f"{shown.get(d, short(d))} -> {shown[str(n['name'])]}" for n in nodes for d in n.get("deps", [])]
+        linked = {d for n in nodes for d in n.get("deps", [])} | {str(n["name"]) for n in nodes if n.get("deps")}
+        alone = [shown[name] for name in shown if name not in linked]
+        return ", ".join(edges + alone)
 
     echo_table(
         ["workflow", "nodes", "graph"],
-        [(name, len(d.get("nodes", [])), ", ".join(node(n) for n in d.get("nodes", []))) for name, d in defs.items()],
+        [(short(name), len(d.get("nodes", [])), graph(d.get("nodes", []))) for name, d in defs.items()],
         empty="no workflows",
     )
 

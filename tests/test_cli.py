@@ -340,10 +340,19 @@ def test_prune_needs_an_age(invoke: Callable[..., Result]) -> None:
     assert result.exit_code == 2 and "Missing option '--older-than'" in result.stderr
 
 
+def test_workflows_shows_edges_and_cuts_long_names(invoke: Callable[..., Result], client: Client) -> None:
+    long_name = "w" * 200
+    client.define_workflow(long_name, {"nodes": [
+        {"name": "a"}, {"name": "b", "deps": ["a"]}, {"name": "c", "deps": ["a"]},
+        {"name": "d", "deps": ["b", "c"]}, {"name": "lonely"}]})
+    [row] = [ln for ln in ok(invoke("workflows")).splitlines() if ln.startswith("www")]
+    assert row.split(None, 2) == ["w" * 37 + "...", "5", "a -> b, a -> c, b -> d, c -> d, lonely"]
+
+
 def test_workflows_lists_definitions(invoke: Callable[..., Result], client: Client) -> None:
     lines = ok(invoke("workflows")).splitlines()
     assert lines[0].split() == ["WORKFLOW", "NODES", "GRAPH"]
-    assert lines[2].split() == ["gate", "2", "approval[wait:approved],", "ship"]
+    assert lines[2].split(None, 2) == ["gate", "2", "approval[wait:approved] -> ship"]
     defs = json.loads(ok(invoke("workflows", "--json")))
     assert [d["name"] for d in defs] == ["basic", "gate"]
     assert defs[1]["definition"]["nodes"][0]["signal"] == "approved"
