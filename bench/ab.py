@@ -1,7 +1,8 @@
-"""A/B of the engine's SQL: the schema at a git ref (A) vs the working tree (B),
-same cluster, same worker code, same run, measurements interleaved A B A B.
+"""A/B of the engine's SQL: the schema at a git ref (A) vs the working tree or
+a second ref (B), same cluster, same worker code, same run, measurements
+interleaved A B B A.
 
-    .venv/bin/python -m bench.ab --ref v0.2.0 [--rounds 3] [--quick]
+    .venv/bin/python -m bench.ab --ref v0.2.0 [--b REF] [--rounds 3] [--quick]
 
 For a change that reworks hot-path functions: submit (one run per
 transaction), submit_many (batches of 1,000) and the drain of single-step runs
@@ -75,7 +76,8 @@ def _round(cluster: db.EmbeddedCluster, side: str, project: Path, sizes: dict[st
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.ab", description=__doc__.splitlines()[0])
-    parser.add_argument("--ref", required=True, help="git ref of side A (B is the working tree)")
+    parser.add_argument("--ref", required=True, help="git ref of side A")
+    parser.add_argument("--b", default=None, metavar="REF", help="git ref of side B (default: the working tree)")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="smaller sizes")
     args = parser.parse_args(argv)
@@ -85,13 +87,14 @@ def main(argv: list[str] | None = None) -> int:
     cluster.start()
     results: dict[str, list[dict[str, float]]] = {"A": [], "B": []}
     with tempfile.TemporaryDirectory() as tmp:
-        projects = {"A": _export(args.ref, Path(tmp)), "B": harness.ROOT}
+        projects = {"A": _export(args.ref, Path(tmp) / "a"),
+                    "B": harness.ROOT if args.b is None else _export(args.b, Path(tmp) / "b")}
         for i in range(args.rounds):
             for side in ("A", "B") if i % 2 == 0 else ("B", "A"):
                 r = _round(cluster, side, projects[side], sizes)
                 results[side].append(r)
                 print(f"round {i + 1} {side}: {r}", flush=True)
-    summary: dict[str, Any] = {"ref": args.ref, "rounds": args.rounds, "sizes": sizes}
+    summary: dict[str, Any] = {"A": args.ref, "B": args.b or "working tree", "rounds": args.rounds, "sizes": sizes}
     for key in results["A"][0]:
         a = statistics.median(r[key] for r in results["A"])
         b = statistics.median(r[key] for r in results["B"])
