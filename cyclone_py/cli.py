@@ -169,6 +169,9 @@ class Settings:
     def __init__(self, dsn: str | None) -> None:
         self._dsn = dsn
 
+    def use_dsn(self, dsn: str) -> None:
+        self._dsn = dsn
+
     def dsn(self, *, start: bool = True) -> str:
         """The resolved DSN; the embedded database is started if it is the target."""
         return db.resolve_dsn(self._dsn, start=start)
@@ -178,7 +181,18 @@ class Settings:
         return click.get_current_context().with_resource(open_client(self.dsn()))
 
 
-pass_settings = click.make_pass_decorator(Settings)
+def _subcommand_dsn(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    settings = ctx.find_object(Settings)
+    if value is not None and settings is not None:
+        settings.use_dsn(value)  # given after the subcommand: it wins
+
+
+def pass_settings(f: Callable[..., Any]) -> Callable[..., Any]:
+    """Pass the group's :class:`Settings`, and accept ``--dsn`` after the
+    subcommand too (``cyclone migrate --dsn ...``), where it wins."""
+    command = click.make_pass_decorator(Settings)(f)
+    return click.option("--dsn", metavar="DSN", default=None, expose_value=False, callback=_subcommand_dsn,
+                        help="libpq DSN or URL (also accepted before the command; this one wins).")(command)
 
 
 # -- parameter types ------------------------------------------------------------

@@ -623,6 +623,16 @@ def test_an_error_in_the_app_module_names_its_file_and_line(
     assert line.startswith("cyclone: cannot import --app broken:app: ") and expected in line, line
 
 
+def test_dsn_after_the_subcommand_works_and_wins(dsn: str, client: Client) -> None:
+    run_id = client.submit("basic", {"n": 1})
+    for args in (["runs", "--json", "--dsn", dsn], ["--dsn", UNREACHABLE, "runs", "--json", "--dsn", dsn]):
+        proc = console(*args)
+        assert proc.returncode == 0, proc.stderr
+        assert [r["id"] for r in json.loads(proc.stdout)] == [str(run_id)]
+    proc = console("--dsn", dsn, "runs", "--dsn", UNREACHABLE)
+    assert proc.returncode == 1 and "database unavailable" in proc.stderr, "the subcommand's value wins"
+
+
 def test_console_script_unreachable_database(tmp_path: Path) -> None:
     proc = console("--dsn", UNREACHABLE, "submit", "basic", "--wait")
     assert proc.returncode == 1
