@@ -4,6 +4,10 @@ The DSN comes from, in order: an explicit argument, ``CYCLONE_DSN``,
 ``DATABASE_URL``, else the embedded cluster (started on demand by
 ``cyclone dev-db start``; see :class:`EmbeddedCluster`).
 
+The schema that ``cyclone migrate`` deploys is the sqitch project carried by
+the package itself (:func:`sqitch_project`), so an installed wheel deploys
+from any folder.
+
 The embedded cluster listens on a unix socket only (``listen_addresses =
 ''``), so it never touches a PostgreSQL already running on the machine.
 When we run as root, the cluster lives under ``/var/tmp`` and belongs to the
@@ -15,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
+import importlib.resources
 import logging
 import os
 import shutil
@@ -38,9 +43,24 @@ OS_USER = "postgres"
 
 StopMode = Literal["smart", "fast", "immediate"]
 
+SQITCH_MISSING = (
+    "sqitch is not installed (no sqitch on PATH): on Debian or Ubuntu run "
+    "`apt-get install sqitch libdbd-pg-perl`; elsewhere see https://sqitch.org/download/"
+)
+
 
 class EmbeddedDBError(RuntimeError):
     """The embedded PostgreSQL cluster could not be managed."""
+
+
+class SqitchError(EmbeddedDBError):
+    """sqitch failed; ``detail`` is its first error line (None when it printed none)."""
+
+    def __init__(self, command: str, returncode: int, detail: str | None) -> None:
+        super().__init__(f"sqitch {command} failed" + (f": {detail}" if detail else f" (exit {returncode})"))
+        self.command = command
+        self.returncode = returncode
+        self.detail = detail
 
 
 #: What this module's own connections raise (the driver's base error), so that
@@ -49,8 +69,9 @@ DatabaseError = psycopg.Error
 
 
 def repo_root() -> Path:
-    """The project root: ``CYCLONE_ROOT``, else the checkout holding this package,
-    else the nearest parent of the working directory with a ``sqitch.plan``."""
+    """The folder the embedded cluster belongs to: ``CYCLONE_ROOT``, else the
+    checkout holding this package, else the nearest parent of the working
+    directory with a ``sqitch.plan``, else the working directory."""
     env = os.environ.get("CYCLONE_ROOT")
     if env:
         return Path(env).resolve()
@@ -367,23 +388,41 @@ def dbname_of(dsn: str) -> str:
     return str(name)
 
 
-def sqitch(args: Sequence[str], dsn: str, *, quiet: bool = False) -> subprocess.CompletedProcess[str]:
-    """Run ``sqitch <args> db:pg:<dbname>`` against ``dsn`` from the repo root; raises
-    :class:`EmbeddedDBError` with sqitch's last line on failure."""
+def sqitch_project() -> Path:
+    """The folder of the sqitch project (``sqitch.conf``, ``sqitch.plan``,
+    ``sql/deploy|revert|verify``) that matches this code: in a checkout (an
+    editable install too) the repo root, else ``cyclone_py/sqitch`` of the
+    installed package, where the wheel carries a copy."""
+    checkout = Path(__file__).resolve().parent.parent
+    if (checkout / "pyproject.toml").is_file() and (checkout / "sqitch.plan").is_file():
+        return checkout
+    packaged = importlib.resources.files(__package__ or "cyclone_py") / "sqitch"
+    if not isinstance(packaged, Path) or not (packaged / "sqitch.plan").is_file():
+        raise EmbeddedDBError(f"the installed cyclone_py carries no sqitch project ({packaged}); reinstall it")
+    return packaged
+
+
+def sqitch_executable() -> str:
+    """The ``sqitch`` on PATH, else :class:`EmbeddedDBError` saying how to get it."""
     exe = shutil.which("sqitch")
     if exe is None:
-        raise EmbeddedDBError("sqitch not found (run scripts/bootstrap.sh)")
-    root = repo_root()
-    if not (root / "sqitch.plan").exists():
-        raise EmbeddedDBError(f"no sqitch.plan in {root}")
+        raise EmbeddedDBError(SQITCH_MISSING)
+    return exe
+
+
+def sqitch(args: Sequence[str], dsn: str, *, quiet: bool = False) -> subprocess.CompletedProcess[str]:
+    """Run ``sqitch <args> db:pg:<dbname>`` against ``dsn`` in :func:`sqitch_project`;
+    raises :class:`SqitchError` with sqitch's first error line on failure
+    (:class:`EmbeddedDBError`, :data:`SQITCH_MISSING`, when there is no sqitch)."""
+    exe = sqitch_executable()
+    project = sqitch_project()
     cmd = [exe, *(["--quiet"] if quiet else []), *args, f"db:pg:{dbname_of(dsn)}"]
     proc = subprocess.run(
-        cmd, cwd=root, env=pg_env(dsn), text=True,
+        cmd, cwd=project, env=pg_env(dsn), text=True,
         stdout=subprocess.PIPE if quiet else None, stderr=subprocess.PIPE,
     )
     if proc.returncode != 0:
         lines = [ln for ln in (proc.stderr or "").splitlines() if ln.strip()]
         lines = [ln for ln in lines if "unexpectedly returned" not in ln] or lines
-        detail = f": {lines[0].strip()}" if lines else f" (exit {proc.returncode})"
-        raise EmbeddedDBError(f"sqitch {args[0]} failed{detail}")
+        raise SqitchError(args[0], proc.returncode, lines[0].strip() if lines else None)
     return proc
