@@ -173,8 +173,9 @@ class Settings:
         self._dsn = dsn
 
     def dsn(self, *, start: bool = True) -> str:
-        """The resolved DSN; the embedded database is started if it is the target."""
-        return db.resolve_dsn(self._dsn, start=start)
+        """The resolved DSN; the embedded database is started if it is the target
+        (one line on stderr says so), unless ``dev-db stop`` stopped it."""
+        return db.resolve_dsn(self._dsn, start=start, notice=lambda line: click.echo(f"cyclone: {line}", err=True))
 
     def client(self) -> Client:
         """A client for the running command, closed when the command ends."""
@@ -441,8 +442,9 @@ def dev_db_start() -> None:
 @dev_db.command("stop")
 @click.option("--mode", type=click.Choice(["smart", "fast", "immediate"]), default="fast", show_default=True)
 def dev_db_stop(mode: str) -> None:
-    """Stop the embedded database."""
-    db.embedded().stop(mode)  # type: ignore[arg-type]
+    """Stop the embedded database; it stays stopped (commands that need it refuse)
+    until ``cyclone dev-db start``."""
+    db.embedded().stop(mode, by_user=True)  # type: ignore[arg-type]
 
 
 @dev_db.command("restart")

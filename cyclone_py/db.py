@@ -1,8 +1,9 @@
 """DSN resolution and the project's embedded PostgreSQL 15 cluster.
 
 The DSN comes from, in order: an explicit argument, ``CYCLONE_DSN``,
-``DATABASE_URL``, else the embedded cluster (started on demand by
-``cyclone dev-db start``; see :class:`EmbeddedCluster`).
+``DATABASE_URL``, else the embedded cluster (see :class:`EmbeddedCluster`):
+``cyclone dev-db start`` starts it, and a command that targets it starts it on
+demand and says so in one line, unless ``cyclone dev-db stop`` stopped it.
 
 The schema that ``cyclone migrate`` deploys is the sqitch project carried by
 the package itself (:func:`sqitch_project`), so an installed wheel deploys
@@ -26,7 +27,7 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -42,10 +43,15 @@ SUPERUSER = "postgres"
 OS_USER = "postgres"
 
 StopMode = Literal["smart", "fast", "immediate"]
+#: What an on-demand start did: initialised a new cluster, or started a stopped one.
+Started = Literal["created", "started"]
 
 SQITCH_MISSING = (
     "sqitch is not installed (no sqitch on PATH): on Debian or Ubuntu run "
     "`apt-get install sqitch libdbd-pg-perl`; elsewhere see https://sqitch.org/download/"
+)
+STOPPED_BY_USER = (
+    "the embedded database was stopped with `cyclone dev-db stop`; run `cyclone dev-db start` or pass --dsn"
 )
 
 
@@ -138,6 +144,11 @@ class EmbeddedCluster:
     @property
     def lock_file(self) -> Path:
         return self.home.parent / f".{self.home.name}.lock"
+
+    @property
+    def stop_marker(self) -> Path:
+        """Written by ``cyclone dev-db stop``: on-demand starts refuse until ``start()``."""
+        return self.home / "stopped-by-user"
 
     def url(self, dbname: str | None = None) -> str:
         """The libpq DSN of database ``dbname`` (default ``cyclone``)."""
@@ -235,23 +246,49 @@ class EmbeddedCluster:
         return self._run([PG_BIN / "pg_ctl", "status", "-D", self.data_dir], check=False).returncode == 0
 
     def start(self, timeout: float = 60.0) -> str:
-        """Initialise (first time) and start the cluster; idempotent.  Returns the DSN."""
+        """Initialise (first time) and start the cluster; idempotent.  Clears a
+        stop by the user (:meth:`stop` with ``by_user``).  Returns the DSN."""
+        self._start(timeout, explicit=True)
+        return self.url()
+
+    def start_on_demand(self, timeout: float = 60.0) -> Started | None:
+        """Start the cluster for a command that targets it, as :meth:`start` does,
+        unless the user stopped it (then :class:`EmbeddedDBError`, one line).
+        Returns what it did: ``"created"``, ``"started"``, or None (it ran)."""
+        return self._start(timeout, explicit=False)
+
+    def _start(self, timeout: float, *, explicit: bool) -> Started | None:
+        did: Started | None = None
         with self._locked():
+            if explicit:
+                self.stop_marker.unlink(missing_ok=True)
             if not self.initialized():
                 self._init()
+                did = "created"
             if not self.status():
+                if self.stop_marker.exists():
+                    raise EmbeddedDBError(STOPPED_BY_USER)
                 self._write_config()
                 self._run([
                     PG_BIN / "pg_ctl", "start", "-D", self.data_dir, "-l", self.log_file,
                     "-w", "-t", str(int(timeout)),
                 ])
+                did = did or "started"
             self._wait_ready(timeout)
             self._ensure_database()
-        return self.url()
+        return did
 
-    def stop(self, mode: StopMode = "fast") -> None:
-        """Stop the cluster if it runs."""
+    def started_notice(self, did: Started) -> str:
+        """The line a command prints when it started the cluster on demand."""
+        return (f"no --dsn or CYCLONE_DSN given: {did} the embedded PostgreSQL 15 in {self.home} "
+                "(unix socket only); set CYCLONE_DSN or pass --dsn to use your own database")
+
+    def stop(self, mode: StopMode = "fast", *, by_user: bool = False) -> None:
+        """Stop the cluster if it runs.  ``by_user`` (``cyclone dev-db stop``): it
+        stays stopped, on-demand starts refuse, until :meth:`start`."""
         with self._locked():
+            if by_user and self.initialized():
+                self.stop_marker.touch()
             if self.status():
                 self._run([PG_BIN / "pg_ctl", "stop", "-D", self.data_dir, "-m", mode, "-w", "-t", "60"])
 
@@ -351,14 +388,20 @@ def embedded() -> EmbeddedCluster:
     return EmbeddedCluster.for_repo()
 
 
-def resolve_dsn(dsn: str | None = None, *, start: bool = False) -> str:
+def resolve_dsn(dsn: str | None = None, *, start: bool = False, notice: Callable[[str], object] | None = None) -> str:
     """Explicit ``dsn``, else ``CYCLONE_DSN``, else ``DATABASE_URL``, else the embedded
-    database (started first when ``start`` is true)."""
+    database.  With ``start``, the embedded database is started on demand
+    (:meth:`EmbeddedCluster.start_on_demand`) and ``notice`` gets the one line
+    that says so when it was not running."""
     for candidate in (dsn, os.environ.get("CYCLONE_DSN"), os.environ.get("DATABASE_URL")):
         if candidate:
             return candidate
     cluster = embedded()
-    return cluster.start() if start else cluster.url()
+    if start:
+        did = cluster.start_on_demand()
+        if did is not None and notice is not None:
+            notice(cluster.started_notice(did))
+    return cluster.url()
 
 
 def pg_env(dsn: str, base: Mapping[str, str] | None = None) -> dict[str, str]:

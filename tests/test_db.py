@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+from collections.abc import Iterator
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -68,3 +71,64 @@ def test_cli_dev_db_url_matches_embedded() -> None:
     result = CliRunner().invoke(cli.main, ["dev-db", "url"])
     assert result.exit_code == 0
     assert result.output.strip() == db.embedded().url()
+
+
+# -- the embedded database outside a checkout ---------------------------------------
+
+
+@pytest.fixture
+def elsewhere(tmp_path: Path) -> Iterator[tuple[db.EmbeddedCluster, dict[str, str]]]:
+    """A project folder other than this checkout, with no DSN set: commands run
+    with it target a cluster of their own (created on first use, destroyed after)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("CYCLONE_DSN", "DATABASE_URL", "CYCLONE_HOME")}
+    env["CYCLONE_ROOT"] = str(tmp_path)
+    cluster = db.EmbeddedCluster.for_repo(tmp_path)
+    assert not cluster.initialized()
+    try:
+        yield cluster, env
+    finally:
+        cluster.destroy()
+
+
+def run_cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "cyclone_py.cli", *args],
+                          capture_output=True, text=True, env=env, timeout=120)
+
+
+def test_a_command_that_starts_the_embedded_database_says_so_once(
+        elsewhere: tuple[db.EmbeddedCluster, dict[str, str]]) -> None:
+    cluster, env = elsewhere
+    first = run_cli(env, "runs")
+    # The schema is not deployed there: the command itself fails, after the notice.
+    notice, error = first.stderr.strip().splitlines()
+    assert notice.startswith("cyclone: no --dsn or CYCLONE_DSN given: created the embedded PostgreSQL 15 in ")
+    assert str(cluster.home) in notice and "--dsn" in notice
+    assert "not deployed" in error
+    assert cluster.status()
+
+    again = run_cli(env, "runs")
+    assert [ln for ln in again.stderr.splitlines() if "embedded" in ln] == []
+
+    cluster.stop()  # not by the user (a reboot): the next command starts it again, and says so
+    assert "started the embedded PostgreSQL 15" in run_cli(env, "runs").stderr
+    assert cluster.status()
+
+
+def test_dev_db_stop_is_not_undone_by_the_next_command(
+        elsewhere: tuple[db.EmbeddedCluster, dict[str, str]]) -> None:
+    cluster, env = elsewhere
+    assert run_cli(env, "dev-db", "start").returncode == 0
+    assert run_cli(env, "dev-db", "stop").returncode == 0
+
+    for args in (["runs"], ["migrate", "--status"]):
+        refused = run_cli(env, *args)
+        assert refused.returncode == 1
+        assert refused.stderr.strip().splitlines() == [
+            "cyclone: the embedded database was stopped with `cyclone dev-db stop`;"
+            " run `cyclone dev-db start` or pass --dsn"]
+    assert not cluster.status()
+
+    started = run_cli(env, "dev-db", "start")
+    assert started.returncode == 0 and started.stderr == ""
+    after = run_cli(env, "runs")
+    assert "not deployed" in after.stderr and "embedded" not in after.stderr
