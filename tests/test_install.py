@@ -77,7 +77,8 @@ def fresh_db(embedded_db: db.EmbeddedCluster) -> Iterator[str]:
 
 
 class Shell:
-    """Runs the README's commands: ``python``, ``pip`` and ``cyclone`` of the new venv."""
+    """Runs the README's commands: ``cyclone`` of the new venv; ``python -m build``
+    and ``pip`` of the project venv, offline (see the module docstring)."""
 
     def __init__(self, tmp: Path, dsn: str) -> None:
         self.src = tmp / "cyclone"  # "/path/to/cyclone"
