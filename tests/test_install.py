@@ -94,7 +94,7 @@ class Shell:
 
     def run(self, words: list[str]) -> None:
         background = words[-1] == "&"
-        words = words[:-1] if background else words
+        words = [self.dsn if w == "$DSN" else w for w in (words[:-1] if background else words)]
         match words:
             case ["python", "-m", "build", *rest]:
                 rest = [str(self.src) if w == "/path/to/cyclone" else w for w in rest]
@@ -103,10 +103,8 @@ class Shell:
                 (wheel,) = glob.glob(str(self.work / pattern))
                 self.check([sys.executable, "-m", "pip", "--python", str(self.venv / "bin" / "python"),
                             "install", "--no-deps", "--no-index", "--quiet", wheel])
-            case ["export", assignment]:
-                name, _, _ = assignment.partition("=")
-                assert name == "CYCLONE_DSN", assignment
-                self.env[name] = self.dsn  # your own database: a fresh one of the embedded cluster
+            case [assignment] if assignment.startswith("DSN="):
+                pass  # your own database: here, a fresh one of the embedded cluster (see run())
             case ["cyclone", "workflows"]:
                 # The worker defines the app's workflows when it starts.
                 self.until_ok(words, lambda out: "greet" in out)
@@ -169,12 +167,12 @@ def test_the_readme_commands_run_from_a_wheel_installed_outside_the_checkout(tmp
         assert "completed" in submitted.stdout + submitted.stderr, submitted
 
         # The other ways in to the packaged sqitch project, from the same folder.
-        assert "Verify successful" in shell.check(shell.cyclone("migrate", "--verify")).stdout
-        assert "Nothing to deploy" in shell.check(shell.cyclone("migrate", "--status")).stdout
+        assert "Verify successful" in shell.check(shell.cyclone("migrate", "--verify", "--dsn", fresh_db)).stdout
+        assert "Nothing to deploy" in shell.check(shell.cyclone("migrate", "--status", "--dsn", fresh_db)).stdout
     finally:
         shell.stop_worker()
-    shell.check(shell.cyclone("migrate", "--revert", "--yes"))
-    status = subprocess.run(shell.cyclone("migrate", "--status"), cwd=shell.work, env=shell.env,
+    shell.check(shell.cyclone("migrate", "--revert", "--yes", "--dsn", fresh_db))
+    status = subprocess.run(shell.cyclone("migrate", "--status", "--dsn", fresh_db), cwd=shell.work, env=shell.env,
                             capture_output=True, text=True)
     assert status.returncode == 1 and "nothing is deployed" in status.stderr
 
