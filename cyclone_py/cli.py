@@ -559,9 +559,10 @@ def import_app(spec: str) -> Any:
 @click.option("--poll-interval", type=Duration(bare_seconds=True, positive=True), default="1s", show_default=True,
               envvar="CYCLONE_POLL_INTERVAL", show_envvar=True, metavar="DURATION",
               help="How often to look for due steps and call tick() without a wake-up.")
-@click.option("--max-reclaims", type=click.IntRange(min=0), default=0, show_default=True,
+@click.option("--max-reclaims", type=click.IntRange(min=0), default=None,
               envvar="CYCLONE_MAX_RECLAIMS", show_envvar=True,
-              help="Discard a step whose lease expired this many times (0 = unbounded).")
+              help="Discard a step whose lease expired this many times (0 = unbounded). "
+                   "Default: the app's max_reclaims, else 0.")
 @click.option("--prefetch", type=click.IntRange(min=0), default=None, envvar="CYCLONE_PREFETCH", show_envvar=True,
               help="Steps leased beyond the running ones (0 = none). Default: adaptive, between "
                    "--concurrency and 10 x --concurrency.")
@@ -579,7 +580,7 @@ def worker(
     concurrency: int,
     lease_ttl: timedelta,
     poll_interval: timedelta,
-    max_reclaims: int,
+    max_reclaims: int | None,
     prefetch: int | None,
     shutdown_grace: timedelta,
     name: str | None,

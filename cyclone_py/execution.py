@@ -14,25 +14,20 @@ import json
 import logging
 import re
 import traceback
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
 
 from cyclone_py import errors
 from cyclone_py.client import ClaimedStep, DiscardedStep
 from cyclone_py.context import StepContext
-from cyclone_py.durations import Duration, to_timedelta
+from cyclone_py.durations import to_timedelta
 from cyclone_py.vocabulary import RETRYABLE_KINDS
-from cyclone_py.workflow import App
+from cyclone_py.workflow import App, Backoff, ErrorHook
 
 __all__ = ["MAX_ERROR_CHARS", "Backoff", "ErrorHook", "Outcome", "execute", "failure", "make_context"]
 
 # The worker's threads log as the worker (docs/python.md).
 logger = logging.getLogger("cyclone_py.worker")
-
-Backoff = Callable[[int], Duration]
-ErrorHook = Callable[[errors.StepFailed], Any]
 
 MAX_ERROR_CHARS = 32_000
 # A NUL escape in JSON text (an odd number of backslashes before u0000).

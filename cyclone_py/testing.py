@@ -34,7 +34,10 @@ __all__ = ["Env"]
 
 
 class Env:
-    """Drive an App's workflows on a real database, one step at a time."""
+    """Drive an App's workflows on a real database, one step at a time.
+
+    ``backoff``, ``on_error`` and ``max_reclaims`` default to the App's; given
+    here, they win."""
 
     def __init__(
         self,
@@ -43,7 +46,7 @@ class Env:
         *,
         worker: str = "cyclone-testing",
         lease_ttl: Duration = timedelta(minutes=5),
-        max_reclaims: int = 0,
+        max_reclaims: int | None = None,
         backoff: Backoff | None = None,
         on_error: ErrorHook | None = None,
         register: bool = True,
@@ -52,9 +55,9 @@ class Env:
         self.client = Client(dsn, min_size=1, max_size=2, application_name="cyclone-testing")
         self.worker = worker
         self.lease_ttl = to_timedelta(lease_ttl)
-        self.max_reclaims = max_reclaims
-        self.backoff = backoff
-        self.on_error = on_error
+        self.max_reclaims = max_reclaims if max_reclaims is not None else self.app.max_reclaims or 0
+        self.backoff = backoff if backoff is not None else self.app.backoff
+        self.on_error = on_error if on_error is not None else self.app.on_error
         self.handlers = self.app.handler_names()
         self.workflows = self.app.workflow_names()
         self.discards: list[errors.StepFailed] = []

@@ -77,6 +77,9 @@ class Worker:
     :class:`~cyclone_py.errors.StepFailed` for every discard this worker sees
     (its own failures, and its ticks' reclaim limits, timeouts, deadlines and
     max_waits), from the reporter or main-loop thread: keep it short.
+    ``backoff``, ``on_error`` and ``max_reclaims`` default to the App's
+    (``App(..., backoff=..., on_error=..., max_reclaims=...)``); given here,
+    they win.
     """
 
     def __init__(
@@ -87,7 +90,7 @@ class Worker:
         concurrency: int = 10,
         lease_ttl: Duration = 30.0,
         poll_interval: Duration = 1.0,
-        max_reclaims: int = 0,
+        max_reclaims: int | None = None,
         backoff: Backoff | None = None,
         on_error: ErrorHook | None = None,
         name: str | None = None,
@@ -101,7 +104,7 @@ class Worker:
             raise ValueError("concurrency must be at least 1")
         if to_seconds(lease_ttl) <= 0 or to_seconds(poll_interval) <= 0:
             raise ValueError("lease_ttl and poll_interval must be positive")
-        if max_reclaims < 0:
+        if max_reclaims is not None and max_reclaims < 0:
             raise ValueError("max_reclaims must be >= 0")
         if prefetch is not None and prefetch < 0:
             raise ValueError("prefetch must be >= 0")
@@ -115,9 +118,10 @@ class Worker:
         # Durations are kept in seconds.
         self.lease_ttl = to_seconds(lease_ttl)
         self.poll_interval = to_seconds(poll_interval)
-        self.max_reclaims = max_reclaims
-        self.backoff = backoff
-        self.on_error = on_error
+        # The app's policy, unless given here.
+        self.max_reclaims = max_reclaims if max_reclaims is not None else self.app.max_reclaims or 0
+        self.backoff = backoff if backoff is not None else self.app.backoff
+        self.on_error = on_error if on_error is not None else self.app.on_error
         self.name = name or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.shutdown_grace = to_seconds(shutdown_grace)
         self.register_workflows = register

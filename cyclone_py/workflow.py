@@ -7,8 +7,10 @@ bad policies are the SQL's to reject). What Python owns is the mapping from a
 handler name to a function, so registering two functions under one name is
 refused here.
 
-An :class:`App` holds several workflows; ``cyclone worker --app MODULE:ATTR``
-points at an App or a single Workflow (:mod:`cyclone_py.loader` imports it).
+An :class:`App` holds several workflows and the policy its workers (and the
+test harness) apply to them: a custom ``backoff``, the ``on_error`` hook and
+``max_reclaims``; ``cyclone worker --app MODULE:ATTR`` points at an App or a
+single Workflow (:mod:`cyclone_py.loader` imports it).
 Nothing here talks to the database: :meth:`App.definitions` gives the
 definitions in the order ``define_workflow`` needs them, and the worker or
 the harness stores them.
@@ -24,9 +26,12 @@ from typing import Any, overload
 
 from cyclone_py.context import StepContext
 from cyclone_py.durations import Duration, to_timedelta
+from cyclone_py.errors import StepFailed
 
 __all__ = [
     "App",
+    "Backoff",
+    "ErrorHook",
     "Handler",
     "Node",
     "Workflow",
@@ -36,6 +41,10 @@ __all__ = [
 
 Interval = Duration | str
 Handler = Callable[[StepContext], Any]
+# A custom retry delay: attempt -> timedelta or seconds (passed to fail() as p_retry_in).
+Backoff = Callable[[int], Duration]
+# Called with every discard a worker or the harness sees.
+ErrorHook = Callable[[StepFailed], Any]
 DepRef = str | Callable[..., Any]
 
 _UNITS = (("day", 86_400), ("hour", 3_600), ("minute", 60), ("second", 1))
@@ -295,10 +304,36 @@ class Workflow:
 
 
 class App:
-    """The workflows one worker serves."""
+    """The workflows one worker serves, and the policy it serves them with.
 
-    def __init__(self, *workflows: Workflow, name: str | None = None) -> None:
+    ``backoff(attempt)`` (a timedelta or seconds) replaces the engine's
+    default retry delay, ``on_error(exc)`` is called with every discard, and
+    ``max_reclaims`` (0 = unbounded) is passed to ``tick``: a
+    :class:`~cyclone_py.worker.Worker` or :class:`~cyclone_py.testing.Env`
+    uses them unless given its own (``cyclone worker --app`` likewise, unless
+    ``--max-reclaims`` is given).
+    """
+
+    def __init__(
+        self,
+        *workflows: Workflow,
+        name: str | None = None,
+        backoff: Backoff | None = None,
+        on_error: ErrorHook | None = None,
+        max_reclaims: int | None = None,
+    ) -> None:
+        if backoff is not None and not callable(backoff):
+            raise TypeError(f"backoff must be callable, got {type(backoff).__name__}")
+        if on_error is not None and not callable(on_error):
+            raise TypeError(f"on_error must be callable, got {type(on_error).__name__}")
+        if max_reclaims is not None and (
+            isinstance(max_reclaims, bool) or not isinstance(max_reclaims, int) or max_reclaims < 0
+        ):
+            raise ValueError(f"max_reclaims must be an int >= 0, got {max_reclaims!r}")
         self.name = name
+        self.backoff = backoff
+        self.on_error = on_error
+        self.max_reclaims = max_reclaims
         self._workflows: dict[str, Workflow] = {}
         for wf in workflows:
             self.add(wf)
