@@ -2,14 +2,18 @@
 
 A handler gets one ``StepContext`` per execution: the step's identity, its
 input and its dependencies' outputs, and the ``cancelled`` event the runtime
-sets when the step must stop (see :meth:`StepContext.cancel`). Plain data and
-a lock: nothing here talks to the database or starts a thread.
+sets when the step must stop (see :meth:`StepContext.cancel`). An ``async
+def`` handler awaits :meth:`StepContext.asleep` or
+:meth:`StepContext.wait_cancelled` instead of blocking. Plain data and a
+lock: nothing here talks to the database or starts a thread.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import timedelta
 from typing import Any
 from uuid import UUID
@@ -26,7 +30,8 @@ class StepContext:
     ``cancelled`` is set when the step must stop: its lease was lost (renew
     returned false), its run was cancelled or failed by its deadline, its
     timeout passed, or the worker is shutting down. Long handlers should call
-    :meth:`check_cancelled` or use :meth:`sleep`.
+    :meth:`check_cancelled` or use :meth:`sleep` (``async def`` handlers:
+    :meth:`asleep`, :meth:`wait_cancelled`; their task is cancelled too).
     """
 
     def __init__(
@@ -60,6 +65,7 @@ class StepContext:
         self.cancelled = threading.Event()
         self.cancel_reason: str | None = None
         self._lock = threading.Lock()
+        self._callbacks: list[Callable[[], None]] = []
 
     def __repr__(self) -> str:
         return (
@@ -73,13 +79,34 @@ class StepContext:
         return self.attempt >= self.max_attempts
 
     def cancel(self, reason: str) -> bool:
-        """Ask the handler to stop (the runtime calls this); True the first time."""
+        """Ask the handler to stop (the runtime calls this); True the first time.
+
+        Runs the :meth:`on_cancel` callbacks, in the caller's thread."""
         with self._lock:
             if self.cancelled.is_set():
                 return False
             self.cancel_reason = reason
             self.cancelled.set()
-            return True
+            callbacks, self._callbacks = self._callbacks, []
+        for fn in callbacks:
+            fn()
+        return True
+
+    def on_cancel(self, fn: Callable[[], None]) -> Callable[[], None]:
+        """Call ``fn()`` once when the step is cancelled (at once if it already
+        is); returns a function that takes it back. The runtime uses it to
+        cancel an ``async def`` handler's task; ``fn`` must be quick and must
+        not raise."""
+        with self._lock:
+            if not self.cancelled.is_set():
+                self._callbacks.append(fn)
+                return lambda: self._forget(fn)
+        fn()
+        return lambda: None
+
+    def _forget(self, fn: Callable[[], None]) -> None:
+        with self._lock, contextlib.suppress(ValueError):
+            self._callbacks.remove(fn)
 
     def check_cancelled(self) -> None:
         """Raise :class:`~cyclone_py.errors.Cancelled` if the step was cancelled."""
@@ -91,3 +118,37 @@ class StepContext:
         :class:`~cyclone_py.errors.Cancelled` if the step is cancelled meanwhile."""
         if self.cancelled.wait(max(0.0, to_seconds(seconds))):
             raise Cancelled(reason=self.cancel_reason)
+
+    async def wait_cancelled(self) -> str | None:
+        """Wait (in an ``async def`` handler) until the step is cancelled;
+        returns the reason. Useful as one branch of ``asyncio.wait``."""
+        loop = asyncio.get_running_loop()
+        woken = loop.create_future()
+
+        def wake() -> None:
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits any more
+                loop.call_soon_threadsafe(_resolve, woken)
+
+        forget = self.on_cancel(wake)
+        try:
+            await woken
+        finally:
+            forget()
+        return self.cancel_reason
+
+    async def asleep(self, seconds: Duration) -> None:
+        """:meth:`sleep` for ``async def`` handlers: await ``seconds`` (or a
+        timedelta), raising :class:`~cyclone_py.errors.Cancelled` as soon as the
+        step is cancelled. (The runtime also cancels the handler's task, so
+        the ``await`` usually ends in ``asyncio.CancelledError`` first.)"""
+        self.check_cancelled()
+        try:
+            await asyncio.wait_for(self.wait_cancelled(), max(0.0, to_seconds(seconds)))
+        except TimeoutError:
+            return
+        raise Cancelled(reason=self.cancel_reason)
+
+
+def _resolve(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)

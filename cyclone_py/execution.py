@@ -10,12 +10,16 @@ worker batches it (:mod:`cyclone_py.reporter`), the harness reports it at once.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import inspect
 import json
 import logging
 import re
 import traceback
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
 from cyclone_py import errors
 from cyclone_py.client import ClaimedStep, DiscardedStep
@@ -24,7 +28,7 @@ from cyclone_py.durations import to_timedelta
 from cyclone_py.vocabulary import RETRYABLE_KINDS
 from cyclone_py.workflow import App, Backoff, ErrorHook
 
-__all__ = ["MAX_ERROR_CHARS", "Backoff", "ErrorHook", "Outcome", "execute", "failure", "make_context"]
+__all__ = ["MAX_ERROR_CHARS", "Backoff", "ErrorHook", "Outcome", "execute", "execute_async", "failure", "make_context"]
 
 # The worker's threads log as the worker (docs/python.md).
 logger = logging.getLogger("cyclone_py.worker")
@@ -109,42 +113,113 @@ def failure(
 
 
 def execute(app: App, step: ClaimedStep, ctx: StepContext, backoff: Backoff | None = None) -> Outcome:
-    """Run the handler of ``step`` and turn what it did into an :class:`Outcome`.
+    """Run the (plain function) handler of ``step`` and turn what it did into an :class:`Outcome`.
 
     ``Permanent`` -> ``permanent``; any other exception -> ``error`` (the
     traceback is the error text), or ``timeout`` when the step's timeout fired
     first; a BaseException that is not an Exception -> ``panic``. A return
     value that JSON (or PostgreSQL's jsonb) cannot hold is ``permanent``: the
-    same code would return it again on every attempt.
+    same code would return it again on every attempt. An ``async def``
+    handler is :func:`execute_async`'s.
     """
-
-    def failed(error: str, kind: str) -> Outcome:
-        return failure(step, error, kind, backoff, ctx.cancel_reason)
-
     fn = app.lookup(step.workflow, step.handler)
     if fn is None:
-        return failed(
-            f"no handler {step.handler!r} for workflow {step.workflow!r} in this worker "
-            "(is its code older than the workflow's definition?)",
-            "panic",
-        )
+        return _no_handler(step, ctx, backoff)
     try:
         result = fn(ctx)
-    except errors.Permanent as exc:
-        return failed(str(exc) or type(exc).__name__, "permanent")
-    except Exception as exc:
+    except BaseException as exc:
+        return _raised(step, ctx, backoff, exc)
+    return _returned(step, ctx, backoff, result)
+
+
+async def execute_async(app: App, step: ClaimedStep, ctx: StepContext, backoff: Backoff | None = None) -> Outcome:
+    """:func:`execute` for an ``async def`` handler, awaited on the caller's loop.
+
+    Cancelling the step (``ctx.cancel``) cancels the task running this
+    coroutine. The ``asyncio.CancelledError`` that ends the handler then
+    becomes: ``timeout`` when its timeout fired; for any other reason (a lost
+    lease, a cancelled run, shutdown) an ``error`` naming the reason, whose
+    report the engine's compare-and-set refuses (the worker does not report a
+    shutdown at all). Never a ``panic``.
+    """
+    fn = app.lookup(step.workflow, step.handler)
+    if fn is None:
+        return _no_handler(step, ctx, backoff)
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    assert task is not None
+
+    def cancel_task() -> None:
+        with contextlib.suppress(RuntimeError):  # the loop is closed: the task is long gone
+            loop.call_soon_threadsafe(task.cancel)
+
+    forget = ctx.on_cancel(cancel_task)
+    try:
+        result = await fn(ctx)
+    except asyncio.CancelledError:
+        if ctx.cancel_reason is None:  # not ours: something the handler awaited was cancelled
+            return failure(step, traceback.format_exc(), "error", backoff)
         if ctx.cancel_reason == "timeout":
-            return failed(f"step timed out after {step.timeout} ({type(exc).__name__}: {exc})", "timeout")
-        return failed(traceback.format_exc(), "error")
-    except BaseException:  # SystemExit, KeyboardInterrupt, GeneratorExit raised by a handler
-        return failed(traceback.format_exc(), "panic")
+            return failure(step, f"step timed out after {step.timeout}", "timeout", backoff, ctx.cancel_reason)
+        return failure(step, f"step cancelled: {ctx.cancel_reason}", "error", backoff, ctx.cancel_reason)
+    except BaseException as exc:
+        return _raised(step, ctx, backoff, exc)
+    finally:
+        forget()
+    return _returned(step, ctx, backoff, result)
+
+
+def _no_handler(step: ClaimedStep, ctx: StepContext, backoff: Backoff | None) -> Outcome:
+    return failure(
+        step,
+        f"no handler {step.handler!r} for workflow {step.workflow!r} in this worker "
+        "(is its code older than the workflow's definition?)",
+        "panic",
+        backoff,
+        ctx.cancel_reason,
+    )
+
+
+def _raised(step: ClaimedStep, ctx: StepContext, backoff: Backoff | None, exc: BaseException) -> Outcome:
+    """The outcome of a handler that raised ``exc`` (called while it is handled)."""
+    if isinstance(exc, errors.Permanent):
+        kind, error = "permanent", str(exc) or type(exc).__name__
+    elif isinstance(exc, Exception) and ctx.cancel_reason == "timeout":
+        kind, error = "timeout", f"step timed out after {step.timeout} ({type(exc).__name__}: {exc})"
+    elif isinstance(exc, Exception):
+        kind, error = "error", traceback.format_exc()
+    else:  # SystemExit, KeyboardInterrupt, GeneratorExit raised by a handler
+        kind, error = "panic", traceback.format_exc()
+    return failure(step, error, kind, backoff, ctx.cancel_reason)
+
+
+def _returned(step: ClaimedStep, ctx: StepContext, backoff: Backoff | None, result: Any) -> Outcome:
+    """The outcome of a handler that returned ``result``."""
     if ctx.cancel_reason == "timeout":
-        return failed(f"step timed out after {step.timeout}", "timeout")
+        return failure(step, f"step timed out after {step.timeout}", "timeout", backoff, ctx.cancel_reason)
+    if inspect.isawaitable(result):
+        if inspect.iscoroutine(result):
+            result.close()  # never awaited: no "coroutine was never awaited" warning
+        return failure(
+            step,
+            f"handler returned an awaitable ({type(result).__name__}), which is not JSON: "
+            "declare the handler with `async def` to have it awaited",
+            "permanent",
+            backoff,
+            ctx.cancel_reason,
+        )
     try:
         output_json = None if result is None else json.dumps(result, allow_nan=False)
     except (TypeError, ValueError) as exc:
-        return failed(f"handler returned a value that is not JSON: {exc}", "permanent")
+        return failure(
+            step, f"handler returned a value that is not JSON: {exc}", "permanent", backoff, ctx.cancel_reason
+        )
     if output_json is not None and _JSON_NUL.search(output_json):
-        return failed("handler returned a string with a NUL character (\\u0000), which jsonb cannot store",
-                      "permanent")
+        return failure(
+            step,
+            "handler returned a string with a NUL character (\\u0000), which jsonb cannot store",
+            "permanent",
+            backoff,
+            ctx.cancel_reason,
+        )
     return Outcome(step=step, ok=True, output_json=output_json, cancel_reason=ctx.cancel_reason)

@@ -2,8 +2,9 @@
 
 :class:`Timers` is one thread with one heap for every step's heartbeat and
 timeout; :class:`HandlerPool` is the fixed set of handler threads fed by one
-queue; :class:`Active` is what the worker knows of one leased step while it
-runs. None of them talks to the database: :class:`cyclone_py.worker.Worker`
+queue, with the concurrency slots they share with the event loop's
+handlers; :class:`Active` is what the worker knows of one leased step while
+it runs. None of them talks to the database: :class:`cyclone_py.worker.Worker`
 ties them to the client.
 """
 
@@ -135,12 +136,28 @@ class Timers(threading.Thread):
 
 
 class HandlerPool:
-    """``size`` handler threads fed by one queue, started up front. (A
-    ThreadPoolExecutor made a Future, with its Condition, for every step.)"""
+    """``size`` handler threads fed by one queue, started up front, and
+    ``size`` slots: a step runs only while it holds one. (A
+    ThreadPoolExecutor made a Future, with its Condition, for every step.)
 
-    def __init__(self, size: int, run: Callable[[Active], None]) -> None:
+    A thread takes a slot, then a step. A plain handler runs in the thread,
+    which gives the slot back when it returns. An ``async def`` handler
+    (``active.is_async``) is handed off with ``hand_off(active, release)``
+    (to the event loop, :mod:`cyclone_py.aio`), which must call ``release()``
+    once the coroutine has ended; the thread goes back for the next step at
+    once. So handlers of both kinds together never run more than ``size`` at
+    a time."""
+
+    def __init__(
+        self,
+        size: int,
+        run: Callable[[Active], None],
+        hand_off: Callable[[Active, Callable[[], None]], None] | None = None,
+    ) -> None:
         self._queue: queue.SimpleQueue[Active | None] = queue.SimpleQueue()
+        self._slots = threading.Semaphore(size)
         self._run = run
+        self._hand_off = hand_off
         self._closed = False
         self._threads = [threading.Thread(target=self._serve, name=f"cyclone-handler-{i}") for i in range(size)]
         for thread in self._threads:
@@ -153,23 +170,36 @@ class HandlerPool:
 
     def shutdown(self) -> None:
         """Drop the steps not started yet (their leases expire) and let each
-        thread exit after its current handler."""
+        thread exit after its current handler (an async one runs on: its
+        loop is closed by its owner)."""
         self._closed = True
         with contextlib.suppress(queue.Empty):
             while True:
                 self._queue.get_nowait()
         for _ in self._threads:
+            self._slots.release()  # a thread waiting for a slot must reach its None
             self._queue.put(None)
 
     def _serve(self) -> None:
         while True:
+            self._slots.acquire()
             active = self._queue.get()
             if active is None:
                 return
+            if self._hand_off is not None and active.is_async:
+                try:
+                    self._hand_off(active, self._slots.release)
+                except BaseException:  # hand_off does not raise; never lose a thread or a slot
+                    self._slots.release()
+                    logger.exception("handler thread: could not hand the step to the event loop")
+                del active
+                continue
             try:
                 self._run(active)
             except BaseException:  # _run reports its own failures; never lose a thread
                 logger.exception("handler thread: unexpected error")
+            finally:
+                self._slots.release()
             del active  # not kept alive while this thread waits
 
 
@@ -183,6 +213,7 @@ class Active:
     step: ClaimedStep
     ctx: StepContext
     started: float
+    is_async: bool = False  # an async def handler: run on the event loop
     handler_done: bool = False
     finished: bool = False  # reported (or given up): no more heartbeats
     heartbeat: Timer | None = None  # the next one

@@ -4,7 +4,9 @@
 SQL functions a worker uses (``claim``, ``complete``, ``fail``, ``tick``); it
 has no engine of its own. Time moves only when the test says so
 (``advance_time`` moves the engine clock and ticks), so backoffs, timeouts,
-``max_wait`` and run deadlines are tested in milliseconds::
+``max_wait`` and run deadlines are tested in milliseconds. ``async def``
+handlers run on the harness's own event loop (one for its life, like a
+worker's), plain ones in the calling thread::
 
     env = Env(dsn, app)
     run_id = env.submit("orders", {"order": 1}, deadline=timedelta(hours=1))
@@ -24,9 +26,10 @@ from typing import Any
 from uuid import UUID
 
 from cyclone_py import errors
+from cyclone_py.aio import EventLoop, is_async_handler
 from cyclone_py.client import ClaimedStep, Client, Run, RunId, StepRow, TickResult, WorkflowRef
 from cyclone_py.durations import Duration, to_seconds, to_timedelta
-from cyclone_py.execution import Backoff, ErrorHook, Outcome, execute, make_context
+from cyclone_py.execution import Backoff, ErrorHook, Outcome, execute, execute_async, make_context
 from cyclone_py.vocabulary import TERMINAL_RUN_STATES
 from cyclone_py.workflow import App, Workflow, as_app
 
@@ -58,6 +61,7 @@ class Env:
         self.max_reclaims = max_reclaims if max_reclaims is not None else self.app.max_reclaims or 0
         self.backoff = backoff if backoff is not None else self.app.backoff
         self.on_error = on_error if on_error is not None else self.app.on_error
+        self._aio = EventLoop(name="cyclone-testing-aio")  # started by the first async step
         self.handlers = self.app.handler_names()
         self.workflows = self.app.workflow_names()
         self.discards: list[errors.StepFailed] = []
@@ -66,6 +70,7 @@ class Env:
                 self.client.define_workflow(name, definition)
 
     def close(self) -> None:
+        self._aio.close()
         self.client.close()
 
     def __enter__(self) -> Env:
@@ -191,6 +196,9 @@ class Env:
             timer.daemon = True
             timer.start()
         try:
+            fn = self.app.lookup(step.workflow, step.handler)
+            if fn is not None and is_async_handler(fn):
+                return self._aio.submit(execute_async(self.app, step, ctx, self.backoff)).result()
             return execute(self.app, step, ctx, self.backoff)
         finally:
             if timer is not None:

@@ -12,16 +12,20 @@ Threads: the main loop (claim, tick; this module), a listener on its own
 connection (``LISTEN cyclone_wakeup`` and ``cyclone_cancel``; it claims on
 that connection when woken: :mod:`cyclone_py.listener`), a timer thread with
 one heap for every step's heartbeat and timeout, and the handler pool
-(:mod:`cyclone_py.runtime`), and a reporter (:mod:`cyclone_py.reporter`).
-Running one handler is :mod:`cyclone_py.execution`'s. The main loop and the
-listener reserve the free slots they claim for, so together they never
-exceed them.
+(:mod:`cyclone_py.runtime`), and a reporter (:mod:`cyclone_py.reporter`);
+with ``async def`` handlers, one event loop thread (:mod:`cyclone_py.aio`)
+that they run on, each holding one of the handler pool's ``concurrency``
+slots like a thread handler. Running one handler is
+:mod:`cyclone_py.execution`'s. The main loop and the listener reserve the
+free slots they claim for, so together they never exceed them.
 
 Cancellation reaches a handler through ``ctx.cancelled`` when: ``renew``
 returns false (lease lost), its run is cancelled or failed by its deadline
 (``NOTIFY cyclone_cancel``), its timeout passes on the worker's clock, or the
-shutdown grace period ends. Whatever the handler then does, its report goes
-to the SQL compare-and-set, which refuses a stale one.
+shutdown grace period ends; an ``async def`` handler's task is cancelled as
+well. Whatever the handler then does, its report goes to the SQL
+compare-and-set, which refuses a stale one (at shutdown nothing is reported:
+the lease decides).
 
 Signals: the first SIGTERM/SIGINT stops claiming and waits up to
 ``shutdown_grace`` seconds for in-flight handlers; the second exits at once.
@@ -39,16 +43,18 @@ import threading
 import time
 import traceback
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from datetime import timedelta
 from types import FrameType
 from typing import Any
 from uuid import UUID
 
 from cyclone_py import errors
+from cyclone_py.aio import EventLoop, is_async_handler
 from cyclone_py.client import ClaimedStep, Client
 from cyclone_py.durations import Duration, to_seconds
-from cyclone_py.execution import Backoff, ErrorHook, execute, failure, make_context
+from cyclone_py.execution import Backoff, ErrorHook, Outcome, execute, execute_async, failure, make_context
 from cyclone_py.listener import Listener
 from cyclone_py.reporter import Reporter
 from cyclone_py.runtime import Active, HandlerPool, Timers, log_extra
@@ -136,6 +142,10 @@ class Worker:
         # Claims are for these workflows only: another service's workflow may
         # share a handler name (SPEC 6, p_workflows).
         self.workflows = self.app.workflow_names()
+        # (workflow, handler) of the async def handlers: they run on the event loop.
+        self._async = {
+            (wf.name, handler) for wf in self.app for handler, fn in wf.handlers.items() if is_async_handler(fn)
+        }
 
         self.started = threading.Event()
         self.error: BaseException | None = None
@@ -161,6 +171,7 @@ class Worker:
         self._handler_pool: HandlerPool | None = None
         self._timers: Timers | None = None
         self._reporter: Reporter | None = None
+        self._aio: EventLoop | None = None
 
     def __repr__(self) -> str:
         return f"Worker(name={self.name!r}, handlers={self.handlers})"
@@ -264,7 +275,9 @@ class Worker:
 
     def _start(self) -> None:
         self._client = Client(self.dsn, min_size=1, max_size=4, application_name="cyclone-worker")
-        self._handler_pool = HandlerPool(self.concurrency, self._run_step)
+        self._handler_pool = HandlerPool(self.concurrency, self._run_step, self._hand_off)
+        if self._async:
+            self._aio = EventLoop(name="cyclone-aio")
         self._timers = Timers()
         self._timers.start()
         self._reporter = Reporter(
@@ -348,6 +361,8 @@ class Worker:
             self._timers.stop()
         if self._handler_pool is not None:
             self._handler_pool.shutdown()
+        if self._aio is not None:
+            self._aio.close()
         if self._client is not None:
             self._client.close()
         with self._lock:
@@ -493,7 +508,9 @@ class Worker:
     def _start_step(self, step: ClaimedStep) -> None:
         assert self._handler_pool is not None and self._timers is not None
         ctx = make_context(step, self.name)
-        active = Active(step=step, ctx=ctx, started=time.monotonic())
+        active = Active(
+            step=step, ctx=ctx, started=time.monotonic(), is_async=(step.workflow, step.handler) in self._async
+        )
         with self._lock:
             self._active[step.step_id] = active
             self._by_run.setdefault(step.run_id, set()).add(step.step_id)
@@ -515,6 +532,7 @@ class Worker:
             self._finish(active)
 
     def _run_step(self, active: Active) -> None:
+        """Run a plain handler in this handler thread."""
         began = time.perf_counter()
         try:
             outcome = execute(self.app, active.step, active.ctx, self.backoff)
@@ -522,6 +540,40 @@ class Worker:
             outcome = failure(active.step, traceback.format_exc(), "panic", self.backoff)
         finally:
             self._handler_finished(active, time.perf_counter() - began)
+        self._ran(active, outcome)
+
+    def _hand_off(self, active: Active, release: Callable[[], None]) -> None:
+        """Start an ``async def`` handler on the event loop; ``release`` (its
+        concurrency slot) is called once the coroutine has ended."""
+        began = time.perf_counter()
+        try:
+            assert self._aio is not None  # made in _start when the app has async handlers
+            future = self._aio.submit(execute_async(self.app, active.step, active.ctx, self.backoff))
+        except BaseException:  # the loop is closed (shutting down): leave the step to its lease
+            release()
+            self._handler_finished(active)
+            self._finish(active)
+            return
+        future.add_done_callback(lambda done: self._async_ran(active, done, began, release))
+
+    def _async_ran(self, active: Active, done: Future[Outcome], began: float, release: Callable[[], None]) -> None:
+        """On the loop's thread: an async handler's coroutine ended."""
+        release()
+        outcome: Outcome | None = None
+        try:
+            if not done.cancelled():  # cancelled before it ran: the loop was closed under it
+                outcome = done.result()
+        except BaseException:  # the machinery around the handler failed
+            outcome = failure(active.step, traceback.format_exc(), "panic", self.backoff)
+        finally:
+            self._handler_finished(active, time.perf_counter() - began)
+        if outcome is None:
+            self._finish(active)
+            return
+        self._ran(active, outcome)
+
+    def _ran(self, active: Active, outcome: Outcome) -> None:
+        """A handler of either kind ended: report its outcome."""
         if active.ctx.cancel_reason == "shutdown" and not outcome.ok:
             # Cancelled by our own shutdown: not the step's failure; the lease decides.
             logger.info("step abandoned at shutdown", extra=self._log_extra(active.step))

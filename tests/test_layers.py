@@ -26,9 +26,10 @@ LAYERS: dict[str, int] = {
     # the one module with SQL; loading an app by MODULE:ATTR (definitions only)
     "client": 3,
     "loader": 3,
-    # running steps: execution primitives and the worker's machinery
+    # running steps: execution primitives and the worker's machinery (threads, the event loop)
     "execution": 4,
     "runtime": 4,
+    "aio": 4,
     "reporter": 5,
     "listener": 5,
     # the worker, and the test harness beside it (which does not import the worker)
