@@ -52,6 +52,8 @@ class EventLoop:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._closed = False
+        self._spawned: list[tuple[Coroutine[Any, Any, Any], Callable[[Any], object]]] = []
+        self._wake_pending = False
 
     def _started(self) -> asyncio.AbstractEventLoop:
         with self._lock:
@@ -78,13 +80,39 @@ class EventLoop:
             loop.close()
 
     def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
-        """Run ``coro`` on the loop (from any thread but the loop's own)."""
+        """Run ``coro`` on the loop (from any thread but the loop's own); its
+        future, to wait for."""
         try:
             loop = self._started()
         except RuntimeError:
             coro.close()
             raise
         return asyncio.run_coroutine_threadsafe(coro, loop)
+
+    def spawn(self, coro: Coroutine[Any, Any, T], done: Callable[[asyncio.Task[T]], object]) -> None:
+        """Run ``coro`` as a task on the loop and call ``done(task)`` on the
+        loop's thread when it ends: :meth:`submit` without a second future
+        (the worker's hot path). Coroutines spawned while the loop has not
+        yet started the previous ones share one wake-up of the loop. ``done``
+        must not block."""
+        try:
+            loop = self._started()
+        except RuntimeError:
+            coro.close()
+            raise
+        with self._lock:
+            self._spawned.append((coro, done))
+            wake = not self._wake_pending
+            self._wake_pending = True
+        if wake:
+            loop.call_soon_threadsafe(self._start_spawned, loop)
+
+    def _start_spawned(self, loop: asyncio.AbstractEventLoop) -> None:
+        with self._lock:
+            spawned, self._spawned = self._spawned, []
+            self._wake_pending = False
+        for coro, done in spawned:
+            loop.create_task(coro).add_done_callback(done)
 
     def close(self, timeout: float = 1.0) -> int:
         """Cancel the tasks still running, give them ``timeout`` seconds to
@@ -114,4 +142,8 @@ class EventLoop:
             logger.warning("event loop closed with %d task(s) ignoring cancellation", left)
         loop.call_soon_threadsafe(loop.stop)
         thread.join(timeout + 1.0)
-        return left
+        with self._lock:  # spawned after the loop last woke: never started
+            never, self._spawned = self._spawned, []
+        for coro, _ in never:
+            coro.close()
+        return left + len(never)

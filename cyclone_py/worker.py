@@ -33,6 +33,7 @@ Signals: the first SIGTERM/SIGINT stops claiming and waits up to
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import random
@@ -44,7 +45,6 @@ import time
 import traceback
 import uuid
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future
 from datetime import timedelta
 from types import FrameType
 from typing import Any
@@ -545,28 +545,34 @@ class Worker:
     def _hand_off(self, active: Active, release: Callable[[], None]) -> None:
         """Start an ``async def`` handler on the event loop; ``release`` (its
         concurrency slot) is called once the coroutine has ended."""
-        began = time.perf_counter()
         try:
             assert self._aio is not None  # made in _start when the app has async handlers
-            future = self._aio.submit(execute_async(self.app, active.step, active.ctx, self.backoff))
+            self._aio.spawn(self._run_async(active), lambda task: self._async_ran(active, task, release))
         except BaseException:  # the loop is closed (shutting down): leave the step to its lease
             release()
             self._handler_finished(active)
             self._finish(active)
-            return
-        future.add_done_callback(lambda done: self._async_ran(active, done, began, release))
 
-    def _async_ran(self, active: Active, done: Future[Outcome], began: float, release: Callable[[], None]) -> None:
+    async def _run_async(self, active: Active) -> tuple[Outcome, float]:
+        """On the loop: the handler's outcome, and how long it ran (for the adaptive prefetch)."""
+        began = time.perf_counter()
+        outcome = await execute_async(self.app, active.step, active.ctx, self.backoff)
+        return outcome, time.perf_counter() - began
+
+    def _async_ran(
+        self, active: Active, task: asyncio.Task[tuple[Outcome, float]], release: Callable[[], None]
+    ) -> None:
         """On the loop's thread: an async handler's coroutine ended."""
         release()
         outcome: Outcome | None = None
+        ran_s: float | None = None
         try:
-            if not done.cancelled():  # cancelled before it ran: the loop was closed under it
-                outcome = done.result()
+            if not task.cancelled():  # cancelled before it ran: the loop was closed under it
+                outcome, ran_s = task.result()
         except BaseException:  # the machinery around the handler failed
             outcome = failure(active.step, traceback.format_exc(), "panic", self.backoff)
         finally:
-            self._handler_finished(active, time.perf_counter() - began)
+            self._handler_finished(active, ran_s)
         if outcome is None:
             self._finish(active)
             return
