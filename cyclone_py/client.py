@@ -46,10 +46,15 @@ __all__ = [
     "StepRow",
     "SweepRow",
     "TickResult",
+    "can_create_databases",
     "check_reachable",
     "claim_on",
+    "close_database",
+    "create_database",
+    "drop_database",
     "from_psycopg",
     "listen",
+    "with_database",
 ]
 
 logger = logging.getLogger(__name__)
@@ -737,3 +742,63 @@ def from_psycopg(exc: BaseException) -> errors.CycloneError:
         transient = isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError)
         return errors.from_sqlstate(sqlstate, message, transient=transient)
     return errors.CycloneError(str(exc) or type(exc).__name__)
+
+
+# -- scratch databases (the test harness: cyclone_py.testing.Template) ----------
+# Not engine calls: the server-level statements that copy a deployed database
+# for one test and drop it afterwards.
+
+
+def with_database(dsn: str, dbname: str) -> str:
+    """``dsn`` pointing at database ``dbname`` instead (same server, role, options)."""
+    return psycopg.conninfo.make_conninfo(dsn, dbname=dbname)
+
+
+def _admin(dsn: str) -> psycopg.Connection[tuple[Any, ...]]:
+    try:
+        return psycopg.connect(dsn, autocommit=True, connect_timeout=10)
+    except psycopg.ProgrammingError as exc:
+        raise errors.InvalidArgument(f"bad DSN: {exc}") from None
+    except psycopg.Error as exc:
+        raise errors.DatabaseUnavailable(str(exc)) from None
+
+
+def can_create_databases(dsn: str) -> tuple[str, bool]:
+    """(the role ``dsn`` connects as, whether it may ``CREATE DATABASE``)."""
+    with _admin(dsn) as conn:
+        row = conn.execute(
+            "SELECT current_user::text, rolcreatedb OR rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user"
+        ).fetchone()
+    assert row is not None
+    return str(row[0]), bool(row[1])
+
+
+def create_database(dsn: str, name: str, *, template: str | None = None) -> str:
+    """``CREATE DATABASE name [TEMPLATE template]`` on ``dsn``'s server; the new database's DSN."""
+    query = sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name))
+    if template is not None:
+        query = sql.SQL("{} TEMPLATE {}").format(query, sql.Identifier(template))
+    try:
+        with _admin(dsn) as conn:
+            conn.execute(query)
+    except psycopg.Error as exc:
+        raise from_psycopg(exc) from None
+    return with_database(dsn, name)
+
+
+def close_database(dsn: str, name: str) -> None:
+    """Forbid new connections to ``name`` (a template must be idle to be copied)."""
+    try:
+        with _admin(dsn) as conn:
+            conn.execute(sql.SQL("ALTER DATABASE {} WITH ALLOW_CONNECTIONS false").format(sql.Identifier(name)))
+    except psycopg.Error as exc:
+        raise from_psycopg(exc) from None
+
+
+def drop_database(dsn: str, name: str) -> None:
+    """``DROP DATABASE IF EXISTS name WITH (FORCE)`` on ``dsn``'s server."""
+    try:
+        with _admin(dsn) as conn:
+            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+    except psycopg.Error as exc:
+        raise from_psycopg(exc) from None

@@ -14,18 +14,30 @@ worker's), plain ones in the calling thread::
     env.advance_time(timedelta(hours=2))   # past the deadline
     run = env.run_until_complete(run_id)
     assert (run.state, run.error_kind) == ("failed", "deadline")
+
+``Env(dsn, app)`` drives that whole database: it runs every due step of the
+app's workflows there and moves its clock (put back on real time by
+``close()``). To touch nothing but its own runs, a harness takes a database of
+its own: :meth:`Env.scratch` copies a :class:`Template` (the engine deployed
+once, by sqitch, plus the user's own schema) and drops the copy at close. The
+pytest plugin (:mod:`cyclone_py.pytest_plugin`, the ``cyclone_env`` fixture)
+does that for every test.
 """
 
 from __future__ import annotations
 
+import os
+import shutil
 import threading
 import time
-from collections.abc import Sequence
+import uuid
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 from uuid import UUID
 
-from cyclone_py import errors
+from cyclone_py import client as clients
+from cyclone_py import db, errors
 from cyclone_py.aio import EventLoop, is_async_handler
 from cyclone_py.client import ClaimedStep, Client, Run, RunId, StepRow, TickResult, WorkflowRef
 from cyclone_py.durations import Duration, to_seconds, to_timedelta
@@ -33,7 +45,72 @@ from cyclone_py.execution import Backoff, ErrorHook, Outcome, execute, execute_a
 from cyclone_py.vocabulary import TERMINAL_RUN_STATES
 from cyclone_py.workflow import App, Workflow, as_app
 
-__all__ = ["Env"]
+__all__ = ["Env", "Template"]
+
+
+class Template:
+    """A database with the engine deployed, to copy one scratch database per
+    harness from; :meth:`deploy` makes one, :meth:`drop` removes it.
+
+    ``dsn`` is the server (and the role) it lives on; the role must be allowed
+    to create databases. The template is closed to connections once deployed
+    (a database is copied only while nobody is connected to it)."""
+
+    def __init__(self, dsn: str, name: str) -> None:
+        self.dsn = dsn
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"Template({self.name!r})"
+
+    @classmethod
+    def deploy(
+        cls, dsn: str | None = None, *, setup: Callable[[str], object] | None = None, prefix: str = "cyclone_tpl"
+    ) -> Template:
+        """Create ``<prefix>_<pid>_<random>`` on ``dsn``'s server (``None``:
+        resolved like the CLI's), deploy the engine into it with sqitch, then
+        call ``setup(template_dsn)`` to load the application's own schema.
+
+        Raises :class:`~cyclone_py.errors.CycloneError` with one line when
+        the role cannot create databases, sqitch is missing or the deploy
+        fails: it never falls back to the database ``dsn`` names."""
+        dsn = db.resolve_dsn(dsn, start=True)
+        role, allowed = clients.can_create_databases(dsn)
+        if not allowed:
+            raise errors.CycloneError(
+                f"role {role!r} cannot create databases, and a scratch database per test needs that: "
+                f"ALTER ROLE {role} CREATEDB, or point --cyclone-dsn/CYCLONE_DSN at a server where it can"
+            )
+        if shutil.which("sqitch") is None:
+            raise errors.CycloneError(
+                "sqitch is not on PATH: it deploys the engine into the test template "
+                "(install it: https://sqitch.org/download/, e.g. apt-get install sqitch)"
+            )
+        template = cls(dsn, f"{prefix}_{os.getpid()}_{uuid.uuid4().hex[:8]}")
+        url = clients.create_database(dsn, template.name)
+        try:
+            try:
+                db.sqitch(["deploy"], url, quiet=True)
+            except db.EmbeddedDBError as exc:
+                raise errors.CycloneError(f"deploying the test template {template.name}: {exc}") from None
+            if setup is not None:
+                setup(url)
+            clients.close_database(dsn, template.name)
+        except BaseException:
+            template.drop()
+            raise
+        return template
+
+    def copy(self, prefix: str = "cyclone_env") -> tuple[str, str]:
+        """A new database copied from the template: (its name, its DSN)."""
+        name = f"{prefix}_{os.getpid()}_{uuid.uuid4().hex[:8]}"
+        return name, clients.create_database(self.dsn, name, template=self.name)
+
+    def drop_copy(self, name: str) -> None:
+        clients.drop_database(self.dsn, name)
+
+    def drop(self) -> None:
+        clients.drop_database(self.dsn, self.name)
 
 
 class Env:
@@ -56,12 +133,15 @@ class Env:
     ) -> None:
         self.app = as_app(app)
         self.client = Client(dsn, min_size=1, max_size=2, application_name="cyclone-testing")
+        self.dsn = self.client.dsn
         self.worker = worker
         self.lease_ttl = to_timedelta(lease_ttl)
         self.max_reclaims = max_reclaims if max_reclaims is not None else self.app.max_reclaims or 0
         self.backoff = backoff if backoff is not None else self.app.backoff
         self.on_error = on_error if on_error is not None else self.app.on_error
         self._aio = EventLoop(name="cyclone-testing-aio")  # started by the first async step
+        self._moved_clock = False
+        self._drop: Callable[[], None] | None = None  # drops a scratch database (Env.scratch)
         self.handlers = self.app.handler_names()
         self.workflows = self.app.workflow_names()
         self.discards: list[errors.StepFailed] = []
@@ -69,9 +149,32 @@ class Env:
             for name, definition in self.app.definitions():
                 self.client.define_workflow(name, definition)
 
+    @classmethod
+    def scratch(cls, template: Template, app: App | Workflow, **kwargs: Any) -> Env:
+        """An Env on a database of its own, copied from ``template`` and
+        dropped by :meth:`close`: it sees no other test's runs, and its clock
+        is its own. ``kwargs`` are :class:`Env`'s."""
+        name, dsn = template.copy()
+        try:
+            env = cls(dsn, app, **kwargs)
+        except BaseException:
+            template.drop_copy(name)
+            raise
+        env._drop = lambda: template.drop_copy(name)
+        return env
+
     def close(self) -> None:
+        """Close the connections; put the engine clock back on real time if
+        this harness moved it; drop a scratch database."""
         self._aio.close()
-        self.client.close()
+        try:
+            if self._moved_clock and self._drop is None:
+                self.client.reset_time()
+        finally:
+            self.client.close()
+            drop, self._drop = self._drop, None
+            if drop is not None:
+                drop()
 
     def __enter__(self) -> Env:
         return self
@@ -120,7 +223,9 @@ class Env:
         return result
 
     def advance_time(self, by: Duration) -> datetime:
-        """Move the engine clock forward, then tick; returns the new engine time."""
+        """Move the engine clock forward, then tick; returns the new engine time.
+        :meth:`close` puts it back on real time."""
+        self._moved_clock = True
         now = self.client.advance_time(by)
         self.tick()
         return now

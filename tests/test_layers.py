@@ -35,8 +35,9 @@ LAYERS: dict[str, int] = {
     # the worker, and the test harness beside it (which does not import the worker)
     "worker": 6,
     "testing": 6,
-    # the faces
+    # the faces: the command, the pytest plugin
     "cli": 7,
+    "pytest_plugin": 7,
     "__init__": 8,
 }
 
