@@ -27,7 +27,6 @@ does that for every test.
 from __future__ import annotations
 
 import os
-import shutil
 import threading
 import time
 import uuid
@@ -81,11 +80,10 @@ class Template:
                 f"role {role!r} cannot create databases, and a scratch database per test needs that: "
                 f"ALTER ROLE {role} CREATEDB, or point --cyclone-dsn/CYCLONE_DSN at a server where it can"
             )
-        if shutil.which("sqitch") is None:
-            raise errors.CycloneError(
-                "sqitch is not on PATH: it deploys the engine into the test template "
-                "(install it: https://sqitch.org/download/, e.g. apt-get install sqitch)"
-            )
+        try:
+            db.sqitch_executable()  # before making a database it could not deploy into
+        except db.EmbeddedDBError as exc:
+            raise errors.CycloneError(str(exc)) from None
         template = cls(dsn, f"{prefix}_{os.getpid()}_{uuid.uuid4().hex[:8]}")
         url = clients.create_database(dsn, template.name)
         try:

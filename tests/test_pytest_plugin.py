@@ -183,6 +183,6 @@ def test_the_fixture_stops_in_one_line_without_sqitch(dsn: str, client: Client, 
     before = databases(dsn)
     proc = run_pytest(_one_test_project(tmp_path), dsn, path=str(Path(sys.executable).parent))
     assert proc.returncode != 0
-    assert_one_line(proc.stdout, "cyclone_env: sqitch is not on PATH")
+    assert_one_line(proc.stdout, "cyclone_env: sqitch is not installed")
     assert_untouched(client, foreign)
     assert databases(dsn) == before
