@@ -4,7 +4,8 @@ Builds the wheel from a copy of the checkout, installs it into a fresh venv in
 ``tmp_path``, and runs the README's commands from a folder outside the
 checkout against a fresh, empty database of the embedded cluster: deploy with
 ``cyclone migrate``, a worker for the README's ``myapp.py`` in the background,
-``cyclone submit --wait`` until the run completed. Then ``migrate --verify``,
+``cyclone submit --wait`` until the run completed, ``pytest`` over the README's
+test files (the installed plugin's ``cyclone_env``). Then ``migrate --verify``,
 ``--status`` and ``--revert --yes`` from the same folder.
 
 What differs from the README, so that the test needs no network: the build
@@ -105,6 +106,12 @@ class Shell:
                             "install", "--no-deps", "--no-index", "--quiet", wheel])
             case [assignment] if assignment.startswith("DSN="):
                 pass  # your own database: here, a fresh one of the embedded cluster (see run())
+            case ["pytest", *rest]:
+                for body in fenced(readme_section(), "python"):  # "# conftest.py", "# test_greet.py"
+                    name = body.splitlines()[0].removeprefix("# ").strip()
+                    (self.work / name).write_text(body)
+                self.outputs["pytest"] = self.check([str(self.venv / "bin" / "python"), "-m", "pytest", "-q",
+                                                     "-p", "no:cacheprovider", *rest])
             case ["cyclone", "workflows"]:
                 # The worker defines the app's workflows when it starts.
                 self.until_ok(words, lambda out: "greet" in out)
@@ -158,13 +165,15 @@ def test_the_readme_commands_run_from_a_wheel_installed_outside_the_checkout(tmp
     (site / "project-venv-dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
 
     commands = readme_commands()
-    assert commands[-1][:2] == ["cyclone", "submit"] and "--wait" in commands[-1]
+    assert commands[-2][:2] == ["cyclone", "submit"] and "--wait" in commands[-2]
+    assert commands[-1][0] == "pytest"
     try:
         for words in commands:
             shell.run(words)
         check_the_installed_package(shell)
         submitted = shell.outputs["submit"]
         assert "completed" in submitted.stdout + submitted.stderr, submitted
+        assert "1 passed" in shell.outputs["pytest"].stdout, shell.outputs["pytest"].stdout
 
         # The other ways in to the packaged sqitch project, from the same folder.
         assert "Verify successful" in shell.check(shell.cyclone("migrate", "--verify", "--dsn", fresh_db)).stdout
