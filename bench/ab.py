@@ -2,7 +2,7 @@
 a second ref (B), same cluster, same worker code, same run, measurements
 interleaved A B B A.
 
-    .venv/bin/python -m bench.ab --ref v0.2.0 [--b REF] [--rounds 3] [--quick]
+    .venv/bin/python -m bench.ab --ref v0.2.0 [--b REF] [--worker REF] [--rounds 3] [--quick]
 
 For a change that reworks hot-path functions: submit (one run per
 transaction), submit_many (batches of 1,000) and the drain of single-step runs
@@ -32,9 +32,9 @@ from cyclone_py import db
 logger = logging.getLogger(__name__)
 
 
-def _export(ref: str, into: Path) -> Path:
-    """The sqitch project (plan, conf, sql/) as it was at ``ref``."""
-    archive = subprocess.run(["git", "archive", ref, "sqitch.plan", "sqitch.conf", "sql"],
+def _export(ref: str, into: Path, paths: tuple[str, ...] = ("sqitch.plan", "sqitch.conf", "sql")) -> Path:
+    """``paths`` (by default the sqitch project) as they were at ``ref``."""
+    archive = subprocess.run(["git", "archive", ref, *paths],
                              cwd=harness.ROOT, check=True, capture_output=True).stdout
     with tarfile.open(fileobj=BytesIO(archive)) as tar:
         tar.extractall(into, filter="data")
@@ -56,7 +56,8 @@ def _submit_one_by_one(dsn: str, n: int) -> float:
         return n / (time.perf_counter() - t)
 
 
-def _round(cluster: db.EmbeddedCluster, side: str, project: Path, sizes: dict[str, int]) -> dict[str, float]:
+def _round(cluster: db.EmbeddedCluster, side: str, project: Path, sizes: dict[str, int],
+           worker_root: Path | None) -> dict[str, float]:
     name = f"{harness.PREFIX}ab_{side}"
     cluster.drop_database(name)
     dsn = cluster.create_database(name)
@@ -67,7 +68,7 @@ def _round(cluster: db.EmbeddedCluster, side: str, project: Path, sizes: dict[st
         with psycopg.connect(dsn, autocommit=True) as c:
             c.execute("TRUNCATE cyclone.cyclone_runs CASCADE")
         many = _submit_many(dsn, "bench_noop", sizes["drain"])
-        drain = _drain_with_worker(dsn, sizes["drain"], sizes["drain"], timeout=600)
+        drain = _drain_with_worker(dsn, sizes["drain"], sizes["drain"], timeout=600, worker_root=worker_root)
         return {"submit_runs_s": round(submit, 1), "submit_many_runs_s": round(many, 1),
                 "drain_steps_s": drain["steps_s"]}
     finally:
@@ -78,6 +79,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.ab", description=__doc__.splitlines()[0])
     parser.add_argument("--ref", required=True, help="git ref of side A")
     parser.add_argument("--b", default=None, metavar="REF", help="git ref of side B (default: the working tree)")
+    parser.add_argument("--worker", default=None, metavar="REF",
+                        help="run the drain's worker with the Python code at REF (default: this checkout); "
+                             "a worker newer than side A's schema may call functions A does not have")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="smaller sizes")
     args = parser.parse_args(argv)
@@ -89,12 +93,15 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         projects = {"A": _export(args.ref, Path(tmp) / "a"),
                     "B": harness.ROOT if args.b is None else _export(args.b, Path(tmp) / "b")}
+        worker_root = None if args.worker is None else _export(args.worker, Path(tmp) / "worker",
+                                                               ("cyclone_py", "bench"))
         for i in range(args.rounds):
             for side in ("A", "B") if i % 2 == 0 else ("B", "A"):
-                r = _round(cluster, side, projects[side], sizes)
+                r = _round(cluster, side, projects[side], sizes, worker_root)
                 results[side].append(r)
                 print(f"round {i + 1} {side}: {r}", flush=True)
-    summary: dict[str, Any] = {"A": args.ref, "B": args.b or "working tree", "rounds": args.rounds, "sizes": sizes}
+    summary: dict[str, Any] = {"A": args.ref, "B": args.b or "working tree", "worker": args.worker or "working tree",
+                               "rounds": args.rounds, "sizes": sizes}
     for key in results["A"][0]:
         a = statistics.median(r[key] for r in results["A"])
         b = statistics.median(r[key] for r in results["B"])

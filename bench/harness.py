@@ -114,8 +114,11 @@ class WorkerProcess:
         return self.proc.returncode
 
 
-def start_worker(dsn: str, *, concurrency: int = 10, poll_interval: float = 1.0) -> WorkerProcess:
-    """One ``cyclone worker`` process serving bench.apps:app."""
+def start_worker(dsn: str, *, concurrency: int = 10, poll_interval: float = 1.0,
+                 root: Path | None = None) -> WorkerProcess:
+    """One ``cyclone worker`` process serving bench.apps:app, with the code of
+    ``root`` (default: this checkout; bench.ab runs another release's worker)."""
+    root = ROOT if root is None else root
     cmd = [
         sys.executable, "-m", "cyclone_py.cli", "--dsn", dsn, "worker",
         "--app", "bench.apps:app",
@@ -125,7 +128,7 @@ def start_worker(dsn: str, *, concurrency: int = 10, poll_interval: float = 1.0)
         "--log-level", os.environ.get("CYCLONE_BENCH_WORKER_LOG", "WARNING"),
     ]
     t = time.time()
-    proc = subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    proc = subprocess.Popen(cmd, cwd=root, env={**os.environ, "PYTHONPATH": str(root)})
     return WorkerProcess(proc=proc, started=t)
 
 

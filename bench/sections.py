@@ -25,6 +25,7 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -96,7 +97,8 @@ def _per_step(value: float | None, steps: int, scale: float = 1000.0) -> float |
     return None if value is None or steps <= 0 else round(value * scale / steps, 3)
 
 
-def _drain_with_worker(dsn: str, runs: int, steps: int, timeout: float) -> dict[str, Any]:
+def _drain_with_worker(dsn: str, runs: int, steps: int, timeout: float,
+                       worker_root: Path | None = None) -> dict[str, Any]:
     """Start one worker process, wait until all ``steps`` are completed (so all
     ``runs`` finished), stop it; the rate comes from the steps' own timestamps.
 
@@ -108,7 +110,7 @@ def _drain_with_worker(dsn: str, runs: int, steps: int, timeout: float) -> dict[
         commits_before = harness.commits(c)
         lsn = harness.wal_lsn(c)
     sampler = harness.CpuSampler(dsn)
-    worker = harness.start_worker(dsn, concurrency=CONCURRENCY)
+    worker = harness.start_worker(dsn, concurrency=CONCURRENCY, root=worker_root)
     sampler.client_pid = worker.proc.pid
     try:
         done = harness.wait_runs_done(dsn, steps, timeout=timeout, proc=worker.proc, poll=0.1, sampler=sampler,
