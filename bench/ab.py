@@ -84,9 +84,11 @@ def main(argv: list[str] | None = None) -> int:
                              "a worker newer than side A's schema may call functions A does not have")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="smaller sizes")
+    parser.add_argument("--smoke", action="store_true", help="tiny sizes: checks the machinery (tests/test_bench.py)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
-    sizes = {"submit": 1_000, "drain": 2_000} if args.quick else {"submit": 3_000, "drain": 10_000}
+    sizes = ({"submit": 20, "drain": 50} if args.smoke else
+             {"submit": 1_000, "drain": 2_000} if args.quick else {"submit": 3_000, "drain": 10_000})
     cluster = db.embedded()
     cluster.start()
     results: dict[str, list[dict[str, float]]] = {"A": [], "B": []}

@@ -38,3 +38,15 @@ def test_every_section_runs_and_the_results_carry_every_key(tmp_path: Path) -> N
     assert results["verdicts"].keys() == set(TARGETS)
     assert set(results["verdicts"].values()) <= {"pass", "MISS"}
     assert "smoke" in proc.stdout  # the printed table says its numbers mean nothing
+
+
+def test_the_release_comparison_runs_both_sides() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "bench.ab", "--ref", "HEAD", "--rounds", "1", "--smoke"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
+    summary = json.loads(proc.stdout[proc.stdout.index("\n{\n") + 1:])  # after the rounds
+    assert (summary["A"], summary["B"]) == ("HEAD", "working tree")
+    for key in ("submit_runs_s", "submit_many_runs_s", "drain_steps_s"):
+        assert summary[key]["A_median"] > 0 and summary[key]["B_median"] > 0, key
