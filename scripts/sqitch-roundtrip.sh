@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # On an empty database: sqitch deploy && revert -y && deploy && verify, then
-# revert to the latest release tag and deploy again (the reworks' reverts).
+# revert to the release before the newest changes and deploy again (the reworks' reverts).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 DB="cyclone_roundtrip_$$"
 drop_db "$DB"; create_db "$DB"
@@ -12,7 +12,10 @@ left=$(psql -X -At -d "$DB" -c "SELECT count(*) FROM pg_namespace WHERE nspname 
 if [[ "$left" != 0 ]]; then echo "sqitch-roundtrip: schema cyclone still exists after revert" >&2; exit 1; fi
 sqitch_db "$DB" deploy
 sqitch_db "$DB" verify
-tag=$(grep -o '^@[^ ]*' sqitch.plan | tail -1)
+# The newest tag with changes after it: the plan ends with a tag once a release
+# is cut, and reverting to that one would revert nothing.
+last=$(grep -v '^[[:space:]]*$' sqitch.plan | tail -1)
+tag=$(grep -o '^@[^ ]*' sqitch.plan | { if [[ "$last" == @* ]]; then head -n -1; else cat; fi; } | tail -1)
 if [[ -n "$tag" ]]; then
   sqitch_db "$DB" revert -y --to "$tag"
   sqitch_db "$DB" deploy
