@@ -74,21 +74,19 @@ class SqitchError(EmbeddedDBError):
 DatabaseError = psycopg.Error
 
 
-def repo_root() -> Path:
+def repo_root(package_dir: Path | None = None) -> Path:
     """The folder the embedded cluster belongs to: ``CYCLONE_ROOT``, else the
-    checkout holding this package, else the nearest parent of the working
-    directory with a ``sqitch.plan``, else the working directory."""
+    checkout holding this package (an editable install), else one folder per
+    user (``$XDG_DATA_HOME/cyclone``, by default ``~/.local/share/cyclone``), so
+    that commands run from any folder share one embedded database."""
     env = os.environ.get("CYCLONE_ROOT")
     if env:
         return Path(env).resolve()
-    here = Path(__file__).resolve().parent.parent
+    here = (package_dir or Path(__file__).resolve().parent).parent
     if (here / "pyproject.toml").exists() or (here / "sqitch.plan").exists():
         return here
-    cwd = Path.cwd().resolve()
-    for candidate in (cwd, *cwd.parents):
-        if (candidate / "sqitch.plan").exists():
-            return candidate
-    return cwd
+    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return (Path(data) / "cyclone").resolve()
 
 
 def _repo_hash(root: Path) -> str:

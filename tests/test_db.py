@@ -26,6 +26,25 @@ def test_resolve_dsn_prefers_explicit_then_env(monkeypatch: pytest.MonkeyPatch) 
     assert db.resolve_dsn() == db.embedded().url()
 
 
+def test_an_installed_package_keeps_one_embedded_database_per_user_whatever_the_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    installed = tmp_path / "venv" / "lib" / "site-packages" / "cyclone_py"  # no checkout around it
+    installed.mkdir(parents=True)
+    monkeypatch.delenv("CYCLONE_ROOT", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    roots = set()
+    for folder in ("service", "elsewhere"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "sqitch.plan").write_text("")  # another project's plan is not ours
+        monkeypatch.chdir(tmp_path / folder)
+        roots.add(db.repo_root(installed))
+    assert roots == {(tmp_path / "data" / "cyclone").resolve()}
+    monkeypatch.delenv("XDG_DATA_HOME")
+    assert db.repo_root(installed) == (Path.home() / ".local" / "share" / "cyclone").resolve()
+    assert db.repo_root() == Path(db.__file__).resolve().parent.parent, "in a checkout: the checkout"
+
+
 def test_pg_env_maps_a_url() -> None:
     env = db.pg_env("postgresql://u:pw@h:5433/d?sslmode=disable", base={})
     assert {k: env[k] for k in ("PGHOST", "PGPORT", "PGUSER", "PGPASSWORD", "PGDATABASE", "PGSSLMODE")} == {
