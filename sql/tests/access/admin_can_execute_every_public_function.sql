@@ -7,18 +7,18 @@ SELECT is((SELECT array_agg(oid::regprocedure::text ORDER BY oid::regprocedure::
             WHERE pronamespace = 'cyclone'::regnamespace AND proname !~ '^_'
               AND NOT has_function_privilege('cyclone_admin', oid, 'EXECUTE')),
           NULL, 'no public function is out of cyclone_admin''s reach');
--- now() and backoff() are read-only helpers a worker or client may need; anything
+-- now(), backoff() and next_fire() are read-only helpers a worker or client may need; anything
 -- else a role can run must be on its SPEC list.
 SELECT is((SELECT array_agg(proname::text ORDER BY proname) FROM pg_proc
             WHERE pronamespace = 'cyclone'::regnamespace
               AND has_function_privilege('cyclone_worker', oid, 'EXECUTE')
               AND proname NOT IN ('claim', 'renew', 'complete', 'complete_many', 'fail', 'tick', 'define_workflow',
-                                  'now', 'backoff')),
+                                  'now', 'backoff', 'next_fire')),
           NULL, 'cyclone_worker can execute nothing beyond its list');
 SELECT is((SELECT array_agg(proname::text ORDER BY proname) FROM pg_proc
             WHERE pronamespace = 'cyclone'::regnamespace
               AND has_function_privilege('cyclone_client', oid, 'EXECUTE')
-              AND proname NOT IN ('submit', 'submit_many', 'get_run', 'signal', 'now')),
+              AND proname NOT IN ('submit', 'submit_many', 'get_run', 'signal', 'now', 'next_fire')),
           NULL, 'cyclone_client can execute nothing beyond its list');
 
 SELECT * FROM finish();

@@ -1,9 +1,9 @@
 -- SPEC section 10: cyclone_worker runs the worker protocol (claim, renew, complete,
 -- complete_many, fail, tick, define_workflow); cyclone_client submits and reads
 -- (submit, submit_many, get_run, signal); operator actions and the clock are
--- cyclone_admin's only.
+-- cyclone_admin's only. next_fire (SPEC 13) is for every role.
 BEGIN;
-SELECT plan(66);
+SELECT plan(69);
 
 CREATE TEMP TABLE expected (fn text, worker boolean, client boolean, admin boolean);
 INSERT INTO expected VALUES
@@ -28,7 +28,8 @@ INSERT INTO expected VALUES
     ('cyclone.advance_time(interval)',                             false, false, true),
     ('cyclone.reset_time()',                                       false, false, true),
     ('cyclone.prune(interval, int)',                               false, false, true),
-    ('cyclone.schedule_tick(text, int)',                           false, false, true);
+    ('cyclone.schedule_tick(text, int)',                           false, false, true),
+    ('cyclone.next_fire(text, timestamptz, text)',                 true,  true,  true);
 
 SELECT is(has_function_privilege('cyclone_worker', fn, 'EXECUTE'), worker,
           format('cyclone_worker %s execute %s', CASE WHEN worker THEN 'can' ELSE 'cannot' END, fn))
