@@ -22,7 +22,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal
@@ -409,7 +409,7 @@ VALID: dict[str, Args] = {
     "fail(bigint,text,bigint,text,text,interval)": lambda f: (
         lambda c: [c["step_id"], "w", c["lease_generation"], "boom", "error", timedelta(seconds=1)])(f.claimed()),
     "get_run(uuid)": lambda f: [f.run()],
-    "next_fire(text,timestamp with time zone,text)": lambda f: ["@daily", datetime(2026, 1, 1, tzinfo=timezone.utc), "UTC"],
+    "next_fire(text,timestamp with time zone,text)": lambda f: ["@daily", datetime(2026, 1, 1, tzinfo=UTC), "UTC"],
     "now()": lambda f: [],
     "pause(uuid)": lambda f: [f.run()],
     "prune(interval,integer)": lambda f: [timedelta(days=1), 10],
