@@ -32,8 +32,9 @@ from psycopg.types.json import Jsonb
 Conn = psycopg.Connection[Any]
 Query = str | sql.Composed
 
-WORKER_FUNCTIONS = {"claim", "renew", "complete", "complete_many", "fail", "tick", "define_workflow", "backoff", "now"}
-CLIENT_FUNCTIONS = {"submit", "submit_many", "get_run", "signal", "now"}
+WORKER_FUNCTIONS = {"claim", "renew", "complete", "complete_many", "fail", "tick", "define_workflow", "backoff", "now",
+                    "next_fire"}
+CLIENT_FUNCTIONS = {"submit", "submit_many", "get_run", "signal", "now", "next_fire"}
 
 
 @pytest.fixture
