@@ -26,7 +26,7 @@ from cyclone_py.loader import load_app
 from cyclone_py.worker import Worker
 from cyclone_py.workflow import App, Workflow
 
-__version__ = "0.3.0"
+__version__ = "0.4.0"
 
 __all__ = [
     "App",
