@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -28,7 +28,7 @@ from psycopg import sql
 from psycopg.rows import class_row
 from psycopg.types.json import Jsonb
 
-from cyclone_py import errors
+from cyclone_py import db, errors
 from cyclone_py.durations import Duration, to_timedelta
 from cyclone_py.vocabulary import TERMINAL_RUN_STATES
 
@@ -54,7 +54,6 @@ __all__ = [
     "drop_database",
     "from_psycopg",
     "listen",
-    "with_database",
 ]
 
 logger = logging.getLogger(__name__)
@@ -313,8 +312,6 @@ class Client:
             self.dsn = pool.conninfo
         else:
             if dsn is None:
-                from cyclone_py import db  # local import: db manages the embedded cluster
-
                 dsn = db.resolve_dsn()
             self.dsn = dsn
             self._pool = psycopg_pool.ConnectionPool(
@@ -749,11 +746,6 @@ def from_psycopg(exc: BaseException) -> errors.CycloneError:
 # for one test and drop it afterwards.
 
 
-def with_database(dsn: str, dbname: str) -> str:
-    """``dsn`` pointing at database ``dbname`` instead (same server, role, options)."""
-    return psycopg.conninfo.make_conninfo(dsn, dbname=dbname)
-
-
 def _admin(dsn: str) -> psycopg.Connection[tuple[Any, ...]]:
     try:
         return psycopg.connect(dsn, autocommit=True, connect_timeout=10)
@@ -761,6 +753,18 @@ def _admin(dsn: str) -> psycopg.Connection[tuple[Any, ...]]:
         raise errors.InvalidArgument(f"bad DSN: {exc}") from None
     except psycopg.Error as exc:
         raise errors.DatabaseUnavailable(str(exc)) from None
+
+
+def _on_server(call: Callable[[], T]) -> T:
+    """A server-level call of db.py, its driver errors translated."""
+    try:
+        return call()
+    except psycopg.ProgrammingError as exc:
+        if getattr(exc, "sqlstate", None) is None:  # the DSN itself
+            raise errors.InvalidArgument(f"bad DSN: {exc}") from None
+        raise from_psycopg(exc) from None
+    except psycopg.Error as exc:
+        raise from_psycopg(exc) from None
 
 
 def can_create_databases(dsn: str) -> tuple[str, bool]:
@@ -775,30 +779,14 @@ def can_create_databases(dsn: str) -> tuple[str, bool]:
 
 def create_database(dsn: str, name: str, *, template: str | None = None) -> str:
     """``CREATE DATABASE name [TEMPLATE template]`` on ``dsn``'s server; the new database's DSN."""
-    query = sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name))
-    if template is not None:
-        query = sql.SQL("{} TEMPLATE {}").format(query, sql.Identifier(template))
-    try:
-        with _admin(dsn) as conn:
-            conn.execute(query)
-    except psycopg.Error as exc:
-        raise from_psycopg(exc) from None
-    return with_database(dsn, name)
+    return _on_server(lambda: db.create_database(dsn, name, template=template))
 
 
 def close_database(dsn: str, name: str) -> None:
     """Forbid new connections to ``name`` (a template must be idle to be copied)."""
-    try:
-        with _admin(dsn) as conn:
-            conn.execute(sql.SQL("ALTER DATABASE {} WITH ALLOW_CONNECTIONS false").format(sql.Identifier(name)))
-    except psycopg.Error as exc:
-        raise from_psycopg(exc) from None
+    _on_server(lambda: db.close_database(dsn, name))
 
 
 def drop_database(dsn: str, name: str) -> None:
     """``DROP DATABASE IF EXISTS name WITH (FORCE)`` on ``dsn``'s server."""
-    try:
-        with _admin(dsn) as conn:
-            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
-    except psycopg.Error as exc:
-        raise from_psycopg(exc) from None
+    _on_server(lambda: db.drop_database(dsn, name))

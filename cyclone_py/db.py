@@ -312,20 +312,12 @@ class EmbeddedCluster:
 
     def create_database(self, name: str, *, template: str | None = None) -> str:
         """Create database ``name`` (a copy of ``template`` when given); its URL."""
-        query = sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name))
-        if template is not None:
-            query = sql.SQL("{} TEMPLATE {}").format(query, sql.Identifier(template))
-        with self.admin() as c:
-            c.execute(query)
+        create_database(self.url("postgres"), name, template=template)
         return self.url(name)
 
     def drop_database(self, name: str) -> None:
         """Drop ``name`` if it exists, a template too, whatever sessions it has."""
-        ident = sql.Identifier(name)
-        with self.admin() as c:
-            if c.execute("SELECT 1 FROM pg_database WHERE datname = %s AND datistemplate", (name,)).fetchone():
-                c.execute(sql.SQL("ALTER DATABASE {} WITH IS_TEMPLATE false").format(ident))
-            c.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(ident))
+        drop_database(self.url("postgres"), name)
 
     def deploy_template(self, name: str) -> None:
         """(Re)create ``name`` with the schema deployed by sqitch, as a template
@@ -384,6 +376,46 @@ def pid_alive(pid: int) -> bool:
 def embedded() -> EmbeddedCluster:
     """The embedded cluster of this checkout."""
     return EmbeddedCluster.for_repo()
+
+
+# -- databases on any server ---------------------------------------------------
+# Server-level statements, shared by the embedded cluster and the test
+# harness's scratch databases (cyclone_py.testing.Template, through client.py,
+# which translates their driver errors).
+
+
+def with_database(dsn: str, dbname: str) -> str:
+    """``dsn`` pointing at database ``dbname`` instead (same server, role, options)."""
+    return conninfo.make_conninfo(dsn, dbname=dbname)
+
+
+def _server(dsn: str) -> psycopg.Connection[tuple[object, ...]]:
+    return psycopg.connect(dsn, autocommit=True, connect_timeout=10)
+
+
+def create_database(dsn: str, name: str, *, template: str | None = None) -> str:
+    """``CREATE DATABASE name [TEMPLATE template]`` on ``dsn``'s server; the new database's DSN."""
+    query = sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name))
+    if template is not None:
+        query = sql.SQL("{} TEMPLATE {}").format(query, sql.Identifier(template))
+    with _server(dsn) as c:
+        c.execute(query)
+    return with_database(dsn, name)
+
+
+def close_database(dsn: str, name: str) -> None:
+    """Forbid new connections to ``name`` (a template must be idle to be copied)."""
+    with _server(dsn) as c:
+        c.execute(sql.SQL("ALTER DATABASE {} WITH ALLOW_CONNECTIONS false").format(sql.Identifier(name)))
+
+
+def drop_database(dsn: str, name: str) -> None:
+    """``DROP DATABASE IF EXISTS name WITH (FORCE)`` on ``dsn``'s server, a template too."""
+    ident = sql.Identifier(name)
+    with _server(dsn) as c:
+        if c.execute("SELECT 1 FROM pg_database WHERE datname = %s AND datistemplate", (name,)).fetchone():
+            c.execute(sql.SQL("ALTER DATABASE {} WITH IS_TEMPLATE false").format(ident))
+        c.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(ident))
 
 
 def resolve_dsn(dsn: str | None = None, *, start: bool = False, notice: Callable[[str], object] | None = None) -> str:
