@@ -15,7 +15,8 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 
-from cyclone_py import db
+from cyclone_py import Worker, db
+from cyclone_py.client import Client
 
 
 @pytest.fixture(scope="session")
@@ -58,3 +59,19 @@ def conn(dsn: str) -> Iterator[psycopg.Connection[tuple[object, ...]]]:
     """An autocommit connection to this test's database."""
     with psycopg.connect(dsn, autocommit=True) as c:
         yield c
+
+
+@pytest.fixture
+def client(dsn: str) -> Iterator[Client]:
+    """A Client on this test's database."""
+    with Client(dsn) as c:
+        yield c
+
+
+@pytest.fixture
+def workers() -> Iterator[list[Worker]]:
+    """Workers a test starts (``helpers.start``), stopped at its end."""
+    started: list[Worker] = []
+    yield started
+    for w in started:
+        w.stop(force=True, timeout=10)

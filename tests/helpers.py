@@ -6,6 +6,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from cyclone_py import App, Worker, Workflow
+from cyclone_py.client import Client, StepRow
+
+#: Worker options that keep in-process worker tests quick.
+FAST: dict[str, Any] = {"poll_interval": 0.1, "shutdown_grace": 5.0}
+
 
 def wait_for(pred: Callable[[], Any], timeout: float = 20.0, what: str = "condition") -> Any:
     """Poll ``pred`` until it returns something truthy (and return that), or fail
@@ -17,3 +23,21 @@ def wait_for(pred: Callable[[], Any], timeout: float = 20.0, what: str = "condit
             return value
         time.sleep(0.02)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+def start(workers: list[Worker], app: App | Workflow, dsn: str, *, cls: type[Worker] = Worker, **kw: Any) -> Worker:
+    """A worker in a thread (FAST options unless overridden), stopped by the ``workers`` fixture."""
+    w = cls(app, dsn, **{**FAST, **kw})
+    workers.append(w)
+    w.run_in_thread()
+    return w
+
+
+def terminal(client: Client, run_id: Any) -> Any:
+    """The run once it is terminal, else None (for ``wait_for``)."""
+    run = client.get_run(run_id)
+    return run if run.terminal else None
+
+
+def step_of(client: Client, run_id: Any, node: str) -> StepRow:
+    return next(s for s in client.steps(run_id) if s.node == node)

@@ -9,50 +9,17 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
 import pytest
-from helpers import wait_for
+from helpers import start, step_of, terminal, wait_for
 
 from cyclone_py import App, Cancelled, Permanent, Worker, Workflow, errors
 from cyclone_py.aio import EventLoop, is_async_handler
-from cyclone_py.client import Client, StepRow
+from cyclone_py.client import Client
 from cyclone_py.context import StepContext
 from cyclone_py.testing import Env
-
-FAST: dict[str, Any] = {"poll_interval": 0.1, "shutdown_grace": 5.0}
-
-
-@pytest.fixture
-def client(dsn: str) -> Iterator[Client]:
-    with Client(dsn) as c:
-        yield c
-
-
-@pytest.fixture
-def workers() -> Iterator[list[Worker]]:
-    started: list[Worker] = []
-    yield started
-    for w in started:
-        w.stop(force=True, timeout=10)
-
-
-def start(workers: list[Worker], app: App | Workflow, dsn: str, **kw: Any) -> Worker:
-    w = Worker(app, dsn, **{**FAST, **kw})
-    workers.append(w)
-    w.run_in_thread()
-    return w
-
-
-def terminal(client: Client, run_id: Any) -> Any:
-    run = client.get_run(run_id)
-    return run if run.terminal else None
-
-
-def step_of(client: Client, run_id: Any, node: str) -> StepRow:
-    return next(s for s in client.steps(run_id) if s.node == node)
 
 
 def async_sleeper(name: str, **step: Any) -> tuple[Workflow, threading.Event, list[str | None]]:
