@@ -33,7 +33,7 @@ Conn = psycopg.Connection[Any]
 Query = str | sql.Composed
 
 WORKER_FUNCTIONS = {"claim", "renew", "complete", "complete_many", "fail", "tick", "define_workflow", "backoff", "now",
-                    "next_fire"}
+                    "next_fire", "schedule", "unschedule", "pause_schedule", "resume_schedule", "backfill"}
 CLIENT_FUNCTIONS = {"submit", "submit_many", "get_run", "signal", "now", "next_fire"}
 
 
@@ -148,9 +148,13 @@ def test_a_worker_login_runs_the_protocol_but_cannot_touch_tables_or_operate(
     worker.execute("SELECT cyclone.tick()")
     worker.execute("SELECT cyclone.define_workflow('from_worker', %s)", (Jsonb({"nodes": [{"name": "a"}]}),))
 
+    # Every role reads the schedules view (SPEC 13): the worker registers the app's schedules.
+    worker.execute("SELECT cyclone.schedule('from_worker', '@daily', 'from_worker')")
+    assert worker.execute("SELECT name FROM cyclone.cyclone_v_schedules").fetchall() == [{"name": "from_worker"}]
     for rel in engine_relations(db):
         name = sql.SQL(rel)
-        assert refused(worker, sql.SQL("SELECT * FROM {} LIMIT 1").format(name)), f"SELECT {rel}"
+        if rel != "cyclone.cyclone_v_schedules":
+            assert refused(worker, sql.SQL("SELECT * FROM {} LIMIT 1").format(name)), f"SELECT {rel}"
         if not is_view(rel):  # a view's DELETE fails as not updatable before privileges are checked
             assert refused(worker, sql.SQL("DELETE FROM {}").format(name)), f"DELETE {rel}"
             assert refused(worker, sql.SQL("TRUNCATE {}").format(name)), f"TRUNCATE {rel}"

@@ -385,6 +385,15 @@ class Fixtures:
         self.c.execute("SELECT cyclone.fail(%s, 'w', %s, 'boom', 'permanent')", (c["step_id"], c["lease_generation"]))
         return UUID(str(c["run_id"]))
 
+    def schedule(self) -> str:
+        self.workflow()
+        self.c.execute("SELECT cyclone.schedule('nul-s', '@daily', 'nul')")
+        return "nul-s"
+
+    def paused_schedule(self) -> str:
+        self.c.execute("SELECT cyclone.pause_schedule(%s)", (self.schedule(),))
+        return "nul-s"
+
     def paused(self) -> UUID:
         run_id = self.run()
         self.c.execute("SELECT cyclone.pause(%s)", (run_id,))
@@ -396,6 +405,8 @@ Args = Callable[[Fixtures], list[Any]]
 # Valid arguments for every public function, in order (defaults spelled out).
 VALID: dict[str, Args] = {
     "advance_time(interval)": lambda f: [timedelta(seconds=1)],
+    "backfill(text,timestamp with time zone,timestamp with time zone)": lambda f: [
+        f.schedule(), datetime(2020, 1, 1, tzinfo=UTC), datetime(2020, 1, 3, tzinfo=UTC)],
     "backoff(integer)": lambda f: [1],
     "cancel(uuid,text)": lambda f: [f.run(), "why"],
     "claim(text,text[],integer,interval,text[])": lambda f: (
@@ -412,13 +423,18 @@ VALID: dict[str, Args] = {
     "next_fire(text,timestamp with time zone,text)": lambda f: ["@daily", datetime(2026, 1, 1, tzinfo=UTC), "UTC"],
     "now()": lambda f: [],
     "pause(uuid)": lambda f: [f.run()],
+    "pause_schedule(text)": lambda f: [f.schedule()],
     "prune(interval,integer)": lambda f: [timedelta(days=1), 10],
     "renew(bigint,text,bigint,interval)": lambda f: (
         lambda c: [c["step_id"], "w", c["lease_generation"], timedelta(seconds=30)])(f.claimed()),
     "reset_time()": lambda f: [],
     "resume(uuid)": lambda f: [f.paused()],
+    "resume_schedule(text)": lambda f: [f.paused_schedule()],
     "retry(uuid,text,integer,text)": lambda f: [f.discarded(), "work", 1, "why"],
     "retry_all(uuid,text)": lambda f: [f.discarded(), "why"],
+    "schedule(text,text,text,jsonb,text,text,interval,interval)": lambda f: [
+        "nul-s", "0 3 * * *", f.workflow(), Jsonb({"a": 1}), "Europe/Berlin", "skip", timedelta(hours=1),
+        timedelta(hours=1)],
     "schedule_tick(text,integer)": lambda f: ["* * * * *", 0],
     "signal(uuid,text,jsonb)": lambda f: [f.run(), "go", Jsonb({"p": 1})],
     "submit(text,jsonb,interval,text,timestamp with time zone)": lambda f: [
@@ -426,6 +442,7 @@ VALID: dict[str, Args] = {
     "submit_many(text,jsonb[],interval)": lambda f: [f.workflow(), [Jsonb({}), Jsonb({})], timedelta(hours=1)],
     "sweep(integer,integer)": lambda f: [0, 100],
     "tick(integer)": lambda f: [0],
+    "unschedule(text)": lambda f: [f.schedule()],
     "unschedule_tick()": lambda f: [],
 }
 
@@ -471,6 +488,10 @@ NULL_MEANS: dict[tuple[str, str], Check] = {
     (SUBMIT, "p_deadline"): lambda c, a, r: _run(c, r[0]["submit"])["deadline_at"] is None,
     (SUBMIT, "p_idempotency_key"): lambda c, a, r: _run(c, r[0]["submit"])["idempotency_key"] is None,
     (SUBMIT, "p_run_at"): lambda c, a, r: _run(c, r[0]["submit"])["state"] == "running",
+    # NULL deadline: the schedule's runs have none.
+    ("schedule(text,text,text,jsonb,text,text,interval,interval)", "p_deadline"): lambda c, a, r: (
+        c.execute("SELECT deadline FROM cyclone.cyclone_schedules WHERE name = 'nul-s'").fetchone() == {
+            "deadline": None}),
     ("submit_many(text,jsonb[],interval)", "p_deadline"): lambda c, a, r: (
         len(r) == 2 and all(_run(c, x["submit_many"])["deadline_at"] is None for x in r)),
 }

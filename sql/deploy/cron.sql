@@ -1,11 +1,15 @@
 -- Deploy cyclone:cron
--- requires: checks
+-- requires: cron@v0.4.0 checks
 -- Cron evaluation (SPEC 13): next_fire(cron, after, timezone) is the first fire
 -- time strictly after a moment. _cron_parse turns the five fields (or an @
 -- shorthand) into sorted arrays, _cron_next_wall walks month -> day -> hour ->
 -- minute over them in wall-clock time, _cron_instant maps a wall-clock time to
 -- its instant (DST gap: the jump; repeated hour: the first occurrence).
--- Called by clients, workers and (later) tick; reads no clock.
+-- _cron_after is the evaluator over a parsed cron: next_fire parses and calls
+-- it, tick calls it with the parsed form of each due schedule. Reads no clock.
+-- Reworked after v0.4.0: the messages name no caller, since schedule() shows
+-- them as well as next_fire (they say "cron: ..."); the type cron_spec,
+-- _cron_spec and _cron_after are new.
 BEGIN;
 
 -- One field: '*', lists, ranges, steps (a-b/n, */n, a/n = a to the top), names.
@@ -31,7 +35,7 @@ BEGIN
         v_step_text := CASE WHEN strpos(v_part, '/') > 0 THEN split_part(v_part, '/', 2) END;
         IF v_part LIKE '%/%/%' OR v_range LIKE '%-%-%' OR v_step_text !~ '^[0-9]{1,4}$'
            OR (v_range LIKE '*%' AND v_range <> '*') THEN
-            RAISE EXCEPTION 'next_fire: bad % field "%"', p_what, p_field USING ERRCODE = '22023';
+            RAISE EXCEPTION 'cron: bad % field "%"', p_what, p_field USING ERRCODE = '22023';
         END IF;
         IF v_range = '*' THEN
             v_from := p_lo;
@@ -44,12 +48,12 @@ BEGIN
                          ELSE v_from END;
         END IF;
         IF v_from > v_to THEN
-            RAISE EXCEPTION 'next_fire: bad % field "%": range % is backwards', p_what, p_field, v_part
+            RAISE EXCEPTION 'cron: bad % field "%": range % is backwards', p_what, p_field, v_part
                 USING ERRCODE = '22023';
         END IF;
         v_step := coalesce(v_step_text::int, 1);
         IF v_step NOT BETWEEN 1 AND p_hi - p_lo + 1 THEN
-            RAISE EXCEPTION 'next_fire: bad % field "%": step must be 1 to %', p_what, p_field, p_hi - p_lo + 1
+            RAISE EXCEPTION 'cron: bad % field "%": step must be 1 to %', p_what, p_field, p_hi - p_lo + 1
                 USING ERRCODE = '22023';
         END IF;
         FOR v_value IN v_from .. v_to BY v_step LOOP
@@ -80,15 +84,15 @@ BEGIN
         IF v_value BETWEEN p_lo AND p_hi THEN
             RETURN v_value;
         END IF;
-        RAISE EXCEPTION 'next_fire: % % is out of range (% to %)', p_what, p_text, p_lo, p_hi
+        RAISE EXCEPTION 'cron: % % is out of range (% to %)', p_what, p_text, p_lo, p_hi
             USING ERRCODE = '22023';
     END IF;
     IF p_text !~ '^[A-Za-z]{3}$' THEN
-        RAISE EXCEPTION 'next_fire: bad % field "%"', p_what, p_field USING ERRCODE = '22023';
+        RAISE EXCEPTION 'cron: bad % field "%"', p_what, p_field USING ERRCODE = '22023';
     END IF;
     v_value := array_position(p_names, upper(p_text));
     IF v_value IS NULL THEN
-        RAISE EXCEPTION 'next_fire: unknown % name "%"', p_what, p_text USING ERRCODE = '22023';
+        RAISE EXCEPTION 'cron: unknown % name "%"', p_what, p_text USING ERRCODE = '22023';
     END IF;
     RETURN v_value - 1 + p_name_base;
 END
@@ -112,7 +116,7 @@ BEGIN
         WHEN '@hourly' THEN '0 * * * *' ELSE v_cron END;
     v_fields := regexp_split_to_array(v_cron, '\s+');
     IF v_cron = '' OR cardinality(v_fields) <> 5 THEN
-        RAISE EXCEPTION 'next_fire: cron "%" must have five fields (minute hour day-of-month month day-of-week) or be an @ shorthand',
+        RAISE EXCEPTION 'cron: "%" must have five fields (minute hour day-of-month month day-of-week) or be an @ shorthand',
             p_cron USING ERRCODE = '22023';
     END IF;
     minutes := cyclone._cron_field(v_fields[1], 'minute', 0, 59, '{}', 0);
@@ -253,6 +257,41 @@ BEGIN
 END
 $$;
 
+-- A parsed cron, as schedules keep it (schedules.sql) so that tick never parses.
+CREATE TYPE cyclone.cron_spec AS (minutes int[], hours int[], days int[], months int[], weekdays int[],
+                                  any_day boolean, any_weekday boolean);
+
+CREATE OR REPLACE FUNCTION cyclone._cron_spec(p_cron text)
+RETURNS cyclone.cron_spec
+LANGUAGE sql IMMUTABLE
+AS $$ SELECT ROW(p.*)::cyclone.cron_spec FROM cyclone._cron_parse(p_cron) p $$;
+
+-- The first fire time strictly after p_after of a parsed cron in a known time
+-- zone; NULL when it never fires. Wall-clock minutes from p_after's own minute
+-- on; the first whose instant is strictly after p_after (a repeated hour's
+-- second pass maps earlier).
+CREATE OR REPLACE FUNCTION cyclone._cron_after(p_spec cyclone.cron_spec, p_after timestamptz, p_timezone text)
+RETURNS timestamptz
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+    v_wall timestamp := date_trunc('minute', p_after AT TIME ZONE p_timezone);
+    v_at timestamptz;
+BEGIN
+    LOOP
+        v_wall := cyclone._cron_next_wall(p_spec.minutes, p_spec.hours, p_spec.days, p_spec.months, p_spec.weekdays,
+                                          p_spec.any_day, p_spec.any_weekday, v_wall);
+        IF v_wall IS NULL THEN
+            RETURN NULL;
+        END IF;
+        v_at := cyclone._cron_instant(v_wall, p_timezone);
+        EXIT WHEN v_at > p_after;
+        v_wall := v_wall + interval '1 minute';
+    END LOOP;
+    RETURN v_at;
+END
+$$;
+
 CREATE OR REPLACE FUNCTION cyclone.next_fire(p_cron text, p_after timestamptz, p_timezone text DEFAULT 'UTC')
 RETURNS timestamptz
 LANGUAGE plpgsql STABLE
@@ -260,8 +299,6 @@ SECURITY DEFINER
 SET search_path = cyclone, pg_temp
 AS $$
 DECLARE
-    v record;
-    v_wall timestamp;
     v_at timestamptz;
 BEGIN
     PERFORM cyclone._require_given('next_fire', p_cron IS NOT NULL AND p_after IS NOT NULL AND p_timezone IS NOT NULL,
@@ -272,20 +309,10 @@ BEGIN
     IF NOT cyclone._cron_timezone_known(p_timezone) THEN
         RAISE EXCEPTION 'next_fire: time zone "%" is not in pg_timezone_names', p_timezone USING ERRCODE = '22023';
     END IF;
-    SELECT * INTO v FROM cyclone._cron_parse(p_cron);
-    -- Wall-clock minutes from p_after's own minute on; the first whose instant
-    -- is strictly after p_after (a repeated hour's second pass maps earlier).
-    v_wall := date_trunc('minute', p_after AT TIME ZONE p_timezone);
-    LOOP
-        v_wall := cyclone._cron_next_wall(v.minutes, v.hours, v.days, v.months, v.weekdays,
-                                          v.any_day, v.any_weekday, v_wall);
-        IF v_wall IS NULL THEN
-            RAISE EXCEPTION 'next_fire: cron "%" never fires', p_cron USING ERRCODE = '22023';
-        END IF;
-        v_at := cyclone._cron_instant(v_wall, p_timezone);
-        EXIT WHEN v_at > p_after;
-        v_wall := v_wall + interval '1 minute';
-    END LOOP;
+    v_at := cyclone._cron_after(cyclone._cron_spec(p_cron), p_after, p_timezone);
+    IF v_at IS NULL THEN
+        RAISE EXCEPTION 'next_fire: cron "%" never fires', p_cron USING ERRCODE = '22023';
+    END IF;
     RETURN v_at;
 END
 $$;

@@ -6,7 +6,9 @@ SELECT 'cyclone.next_fire(text, timestamptz, text)'::regprocedure,
        'cyclone._cron_value(text, text, text, int, int, text[], int)'::regprocedure,
        'cyclone._cron_next_wall(int[], int[], int[], int[], int[], boolean, boolean, timestamp)'::regprocedure,
        'cyclone._cron_instant(timestamp, text)'::regprocedure,
-       'cyclone._cron_timezone_known(text)'::regprocedure;
+       'cyclone._cron_timezone_known(text)'::regprocedure,
+       'cyclone._cron_spec(text)'::regprocedure,
+       'cyclone._cron_after(cyclone.cron_spec, timestamptz, text)'::regprocedure;
 SELECT 1 / has_function_privilege('cyclone_worker', 'cyclone.next_fire(text, timestamptz, text)', 'execute')::int;
 SELECT 1 / has_function_privilege('cyclone_client', 'cyclone.next_fire(text, timestamptz, text)', 'execute')::int;
 SELECT 1 / has_function_privilege('cyclone_admin', 'cyclone.next_fire(text, timestamptz, text)', 'execute')::int;

@@ -13,7 +13,8 @@ SELECT is((SELECT array_agg(proname::text ORDER BY proname) FROM pg_proc
             WHERE pronamespace = 'cyclone'::regnamespace
               AND has_function_privilege('cyclone_worker', oid, 'EXECUTE')
               AND proname NOT IN ('claim', 'renew', 'complete', 'complete_many', 'fail', 'tick', 'define_workflow',
-                                  'now', 'backoff', 'next_fire')),
+                                  'now', 'backoff', 'next_fire', 'schedule', 'unschedule', 'pause_schedule',
+                                  'resume_schedule', 'backfill')),
           NULL, 'cyclone_worker can execute nothing beyond its list');
 SELECT is((SELECT array_agg(proname::text ORDER BY proname) FROM pg_proc
             WHERE pronamespace = 'cyclone'::regnamespace

@@ -1,9 +1,10 @@
 -- SPEC section 10: cyclone_worker runs the worker protocol (claim, renew, complete,
 -- complete_many, fail, tick, define_workflow); cyclone_client submits and reads
 -- (submit, submit_many, get_run, signal); operator actions and the clock are
--- cyclone_admin's only. next_fire (SPEC 13) is for every role.
+-- cyclone_admin's only. next_fire (SPEC 13) is for every role; the schedule
+-- functions for cyclone_worker (an app registers its schedules) and cyclone_admin.
 BEGIN;
-SELECT plan(69);
+SELECT plan(84);
 
 CREATE TEMP TABLE expected (fn text, worker boolean, client boolean, admin boolean);
 INSERT INTO expected VALUES
@@ -29,7 +30,12 @@ INSERT INTO expected VALUES
     ('cyclone.reset_time()',                                       false, false, true),
     ('cyclone.prune(interval, int)',                               false, false, true),
     ('cyclone.schedule_tick(text, int)',                           false, false, true),
-    ('cyclone.next_fire(text, timestamptz, text)',                 true,  true,  true);
+    ('cyclone.next_fire(text, timestamptz, text)',                 true,  true,  true),
+    ('cyclone.schedule(text, text, text, jsonb, text, text, interval, interval)', true, false, true),
+    ('cyclone.unschedule(text)',                                   true,  false, true),
+    ('cyclone.pause_schedule(text)',                               true,  false, true),
+    ('cyclone.resume_schedule(text)',                              true,  false, true),
+    ('cyclone.backfill(text, timestamptz, timestamptz)',           true,  false, true);
 
 SELECT is(has_function_privilege('cyclone_worker', fn, 'EXECUTE'), worker,
           format('cyclone_worker %s execute %s', CASE WHEN worker THEN 'can' ELSE 'cannot' END, fn))
