@@ -16,7 +16,7 @@ KEYS = (
     "drain_steps_s", "raw_jobs_s", "drain_ratio_vs_raw", "dag_steps_s", "dag_ratio",
     "latency_p50_ms", "latency_p95_ms", "latency_p99_ms", "sql_tps", "pgbench_tps",
     "sql_ratio_vs_pgbench", "claim_ms_10k", "claim_ms_1m", "claim_1m_vs_10k", "size_ratio_after_prune",
-    "tick_ms_dead_letters",
+    "tick_ms_dead_letters", "tick_ms_no_schedules", "tick_ms_1000_schedules", "tick_1000_schedules_vs_none",
 )
 
 SETTINGS = (
@@ -43,6 +43,7 @@ TARGETS = (
     Target("sql_ratio_vs_pgbench", "sql / pgbench -N", ">= 0.5", lambda v: v >= 0.5),
     Target("claim_1m_vs_10k", "claim big / small", "<= 1.5", lambda v: v <= 1.5),
     Target("size_ratio_after_prune", "size after prune", "<= 1.2 (within 20%)", lambda v: v <= 1.2),
+    Target("tick_ms_1000_schedules", "tick, 1,000 schedules", "<= 20 ms", lambda v: v <= 20),
 )
 
 
@@ -126,6 +127,8 @@ def table(results: dict[str, Any]) -> str:
         ("claim, small backlog", "claim_ms_10k", "ms", f"{sizes.get('scale_small')} available"),
         ("claim, big backlog", "claim_ms_1m", "ms", f"{sizes.get('scale_big')} available"),
         ("tick, dead-letter queue", "tick_ms_dead_letters", "ms", f"{sizes.get('dead_letters')} dead letters"),
+        ("tick, no schedule", "tick_ms_no_schedules", "ms", ""),
+        ("tick, 1,000 schedules", "tick_ms_1000_schedules", "ms", "none due"),
     ]
     w = max(len(r[0]) for r in rows)
     for label, key, unit, note in rows:

@@ -9,6 +9,8 @@
            before a load of completed runs vs after prune + VACUUM.
 6. profile (informational) the SQL hot path alone, per batch size, and the
            cost of each of its statements (bench/profile.py).
+7. schedules tick with 1,000 schedules none due vs none; firing 100 slots;
+           skipping 1,000 (bench/schedules.py).
 
 Rates are taken from the database's own timestamps (first claim -> last
 completion) on both sides of every ratio, so process start-up is excluded the
@@ -33,6 +35,7 @@ import psycopg
 from bench import harness
 from bench.harness import Databases
 from bench.profile import profile
+from bench.schedules import schedules
 from cyclone_py import Client, db
 
 logger = logging.getLogger(__name__)
@@ -563,4 +566,4 @@ def scale(dbs: Databases, cfg: Config) -> dict[str, Any]:
 
 
 SECTIONS = {"drain": drain, "dag": dag, "latency": latency, "sql": sql_ceiling, "scale": scale,
-            "profile": profile}
+            "profile": profile, "schedules": schedules}
