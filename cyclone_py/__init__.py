@@ -1,15 +1,16 @@
 """Cyclone: a durable workflow engine whose state machine lives in PostgreSQL.
 
 The Python package is a thin runtime over the SQL functions of schema
-``cyclone``: declare workflows (:class:`Workflow`, :class:`App`), run them
-(:class:`Worker`), drive the engine directly (:class:`Client`), and test
-without waiting (:class:`cyclone_py.testing.Env`).
+``cyclone``: declare workflows (:class:`Workflow`, :class:`App`) and their
+schedules (:class:`Schedule`), run them (:class:`Worker`), drive the engine
+directly (:class:`Client`), and test without waiting
+(:class:`cyclone_py.testing.Env`).
 """
 
 from __future__ import annotations
 
 from cyclone_py import errors, vocabulary
-from cyclone_py.client import ClaimedStep, Client, Run, RunRow, StepRow, TickResult
+from cyclone_py.client import ClaimedStep, Client, FireTime, Run, RunRow, ScheduleRow, StepRow, TickResult
 from cyclone_py.context import StepContext
 from cyclone_py.errors import (
     Cancelled,
@@ -23,6 +24,7 @@ from cyclone_py.errors import (
     WrongState,
 )
 from cyclone_py.loader import load_app
+from cyclone_py.schedule import Schedule
 from cyclone_py.worker import Worker
 from cyclone_py.workflow import App, Workflow
 
@@ -35,12 +37,15 @@ __all__ = [
     "Client",
     "CycloneError",
     "DatabaseUnavailable",
+    "FireTime",
     "InvalidArgument",
     "NotFound",
     "Permanent",
     "ReclaimLimitExceeded",
     "Run",
     "RunRow",
+    "Schedule",
+    "ScheduleRow",
     "StepContext",
     "StepFailed",
     "StepRow",

@@ -18,7 +18,8 @@ import logging
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
+from datetime import timezone as fixed_offset
 from typing import Any, Protocol, TypeVar
 from uuid import UUID
 
@@ -40,9 +41,11 @@ __all__ = [
     "Client",
     "CompleteResult",
     "DiscardedStep",
+    "FireTime",
     "ListenConnection",
     "Run",
     "RunRow",
+    "ScheduleRow",
     "StepRow",
     "SweepRow",
     "TickResult",
@@ -164,6 +167,58 @@ _STEP_COLUMNS = (
 )
 
 
+def _zoned(at: datetime, wall: datetime) -> datetime:
+    """``at`` shown in its zone: the wall-clock time PostgreSQL gave for it
+    (``at AT TIME ZONE zone``), with the offset that makes it the same instant."""
+    offset = wall - at.astimezone(UTC).replace(tzinfo=None)
+    return wall.replace(tzinfo=fixed_offset(offset))
+
+
+@dataclass(frozen=True)
+class ScheduleRow:
+    """A row of ``cyclone.cyclone_v_schedules``, with the state of its last run
+    (``cyclone_v_runs``; None when there is none, or it was pruned) and the next
+    slot on the schedule's wall clock (``next_fire_at AT TIME ZONE timezone``)."""
+
+    name: str
+    cron: str
+    timezone: str
+    workflow: str
+    overlap: str
+    catchup: timedelta
+    paused: bool
+    next_fire_at: datetime
+    last_slot: datetime | None
+    last_run_id: UUID | None
+    last_run_state: str | None
+    next_fire_wall: datetime
+
+    @property
+    def next_fire_local(self) -> datetime:
+        """``next_fire_at`` in the schedule's time zone (an aware datetime with its offset)."""
+        return _zoned(self.next_fire_at, self.next_fire_wall)
+
+
+@dataclass(frozen=True)
+class FireTime:
+    """One fire time of a cron (``cyclone.next_fire``): the instant, and its wall
+    clock in the time zone it was asked in."""
+
+    at: datetime
+    wall: datetime
+
+    @property
+    def local(self) -> datetime:
+        """``at`` in the time zone (an aware datetime with its offset)."""
+        return _zoned(self.at, self.wall)
+
+
+_SCHEDULE_COLUMNS = (
+    "s.name, s.cron, s.timezone, s.workflow, s.overlap, s.catchup, s.paused, s.next_fire_at, s.last_slot, "
+    "s.last_run_id, r.state AS last_run_state, s.next_fire_at AT TIME ZONE s.timezone AS next_fire_wall"
+)
+
+
 @dataclass(frozen=True)
 class ClaimedStep:
     """A row of ``cyclone.claim``: one leased execution."""
@@ -232,6 +287,8 @@ class TickResult:
     discarded: int = 0
     deadlines: int = 0
     max_wait: int = 0
+    scheduled: int = 0
+    skipped_slots: int = 0
     discarded_steps: list[DiscardedStep] = field(default_factory=list)
     raw: Mapping[str, Any] = field(default_factory=dict)
 
@@ -255,6 +312,8 @@ class TickResult:
             discarded=int(data.get("discarded", 0)),
             deadlines=int(data.get("deadlines", 0)),
             max_wait=int(data.get("max_wait", 0)),
+            scheduled=int(data.get("scheduled", 0)),
+            skipped_slots=int(data.get("skipped_slots", 0)),
             discarded_steps=steps,
             raw=dict(data),
         )
@@ -533,7 +592,8 @@ class Client:
     # -- time-driven work -------------------------------------------------
 
     def tick(self, max_reclaims: int = 0) -> TickResult:
-        """``cyclone.tick``: sweep, deadlines, max_wait; returns the counts."""
+        """``cyclone.tick``: sweep, deadlines, max_wait, due schedule slots;
+        returns the counts."""
         return TickResult.from_json(self._value("SELECT cyclone.tick(%s)", (max_reclaims,)))
 
     def sweep(self, max_reclaims: int = 0, limit: int = 100) -> list[SweepRow]:
@@ -549,6 +609,89 @@ class Client:
         with self._conn() as conn:
             rows = conn.execute("SELECT cyclone.enforce_deadlines(%s)", (limit,)).fetchall()
         return [UUID(str(r[0])) for r in rows]
+
+    # -- schedules --------------------------------------------------------
+
+    def schedule(
+        self,
+        name: str,
+        cron: str,
+        workflow: WorkflowRef,
+        input: Mapping[str, Any] | None = None,
+        timezone: str = "UTC",
+        overlap: str = "skip",
+        catchup: Duration = timedelta(hours=1),
+        deadline: Duration | None = None,
+    ) -> None:
+        """``cyclone.schedule``: insert or replace a schedule (replacing keeps its
+        fired slots and its paused state)."""
+        self._value(
+            "SELECT cyclone.schedule(%s, %s, %s, %s, %s, %s, %s, %s)",
+            (
+                name,
+                cron,
+                _workflow_name(workflow),
+                Jsonb({} if input is None else input),
+                timezone,
+                overlap,
+                _interval(catchup),
+                _interval(deadline),
+            ),
+        )
+
+    def unschedule(self, name: str) -> bool:
+        """``cyclone.unschedule``: remove a schedule (its runs stay); false when
+        there is none."""
+        return bool(self._value("SELECT cyclone.unschedule(%s)", (name,)))
+
+    def pause_schedule(self, name: str) -> bool:
+        """``cyclone.pause_schedule``: false when missing or already paused."""
+        return bool(self._value("SELECT cyclone.pause_schedule(%s)", (name,)))
+
+    def resume_schedule(self, name: str) -> bool:
+        """``cyclone.resume_schedule``: false when missing or not paused."""
+        return bool(self._value("SELECT cyclone.resume_schedule(%s)", (name,)))
+
+    def backfill(self, name: str, start: datetime, end: datetime) -> int:
+        """``cyclone.backfill``: submit every slot in ``[start, end)`` that has no
+        run yet; how many runs it created."""
+        return int(self._value("SELECT cyclone.backfill(%s, %s, %s)", (name, start, end)))
+
+    def schedules(self, name: str | None = None) -> list[ScheduleRow]:
+        """Rows of ``cyclone_v_schedules`` by name (one, or none, with ``name``),
+        with their last run's state."""
+        return self._rows(
+            ScheduleRow,
+            f"SELECT {_SCHEDULE_COLUMNS} FROM cyclone.cyclone_v_schedules s "
+            "LEFT JOIN cyclone.cyclone_v_runs r ON r.id = s.last_run_id "
+            "WHERE %(name)s::text IS NULL OR s.name = %(name)s ORDER BY s.name",
+            {"name": name},
+        )
+
+    def next_fire(self, cron: str, after: datetime, timezone: str = "UTC") -> datetime:
+        """``cyclone.next_fire``: the first fire time of ``cron`` strictly after ``after``."""
+        value = self._value("SELECT cyclone.next_fire(%s, %s, %s)", (cron, after, timezone))
+        assert isinstance(value, datetime)
+        return value
+
+    def next_fires(self, cron: str, after: datetime, timezone: str = "UTC", n: int = 5) -> list[FireTime]:
+        """The next ``n`` fire times of ``cron`` after ``after``: ``cyclone.next_fire``
+        called again from each one (on one connection), with each one's wall
+        clock in ``timezone``."""
+        out: list[FireTime] = []
+        with self._conn() as conn:
+            with conn.cursor(row_factory=class_row(FireTime)) as cur:
+                for _ in range(n):
+                    cur.execute(
+                        "SELECT f AS at, f AT TIME ZONE %(tz)s AS wall "
+                        "FROM cyclone.next_fire(%(cron)s, %(after)s, %(tz)s) f",
+                        {"cron": cron, "after": after, "tz": timezone},
+                    )
+                    row = cur.fetchone()
+                    assert row is not None
+                    out.append(row)
+                    after = row.at
+        return out
 
     # -- retention --------------------------------------------------------
 

@@ -144,8 +144,11 @@ class Env:
         self.workflows = self.app.workflow_names()
         self.discards: list[errors.StepFailed] = []
         if register:
+            # As a worker does at start: the workflows, then the schedules.
             for name, definition in self.app.definitions():
                 self.client.define_workflow(name, definition)
+            for sched in self.app.schedules:
+                self.client.schedule(**sched.arguments())
 
     @classmethod
     def scratch(cls, template: Template, app: App | Workflow, **kwargs: Any) -> Env:
@@ -214,7 +217,7 @@ class Env:
     # -- time -------------------------------------------------------------
 
     def tick(self) -> TickResult:
-        """``cyclone.tick`` (reclaims, timeouts, deadlines, max_wait)."""
+        """``cyclone.tick`` (reclaims, timeouts, deadlines, max_wait, due schedule slots)."""
         result = self.client.tick(self.max_reclaims)
         for discarded in result.discarded_steps:
             self._discarded(discarded.exception())

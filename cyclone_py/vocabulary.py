@@ -1,7 +1,7 @@
 """The engine's vocabulary: the states and error kinds of runs and steps.
 
 The SQL schema is the source of truth: each tuple here mirrors a named CHECK
-constraint of ``sql/deploy/tables.sql`` (``tests/test_vocabulary.py`` reads
+constraint of ``sql/deploy/tables.sql`` or ``schedules.sql`` (``tests/test_vocabulary.py`` reads
 them from ``pg_constraint`` and fails on drift). Python never decides a
 transition with them; it only names states (CLI choices, "is this run over").
 """
@@ -11,6 +11,7 @@ from __future__ import annotations
 __all__ = [
     "DISCARD_KINDS",
     "ERROR_KINDS",
+    "OVERLAP_POLICIES",
     "RETRYABLE_KINDS",
     "RUN_STATES",
     "STEP_STATES",
@@ -38,3 +39,7 @@ DISCARD_KINDS = tuple(kind for kind in ERROR_KINDS if kind != "cancelled")
 #: The kinds a worker reports through ``cyclone.fail`` that may be retried
 #: (``permanent`` discards at once): the only ones its ``backoff`` is asked about.
 RETRYABLE_KINDS = ("error", "panic", "timeout")
+
+#: ``schedule_overlap_valid``: what a schedule's slot does while an earlier run
+#: of it is unfinished (``cyclone schedules set --overlap``).
+OVERLAP_POLICIES = ("skip", "allow", "cancel_other")

@@ -6,7 +6,12 @@ thread pool, renews each step's lease on that step's own schedule (every
 ``lease_ttl/3`` with a random first phase and +-10% jitter), and reports through ``complete_many`` (batched:
 whatever finished while the previous report was in flight) or ``fail``. Every
 poll interval it calls ``cyclone.tick`` so that expired leases, timeouts,
-deadlines and ``max_wait`` are handled even with no pg_cron.
+deadlines, ``max_wait`` and due schedule slots are handled even with no pg_cron.
+
+At start it registers the app's workflows (``define_workflow``), then its
+schedules (``cyclone.schedule``: replacing one keeps its fired slots and its
+paused state, so a restart never undoes an operator's pause). A schedule the
+app no longer declares is left alone: ``cyclone schedules rm`` removes it.
 
 Threads: the main loop (claim, tick; this module), a listener on its own
 connection (``LISTEN cyclone_wakeup`` and ``cyclone_cancel``; it claims on
@@ -324,6 +329,14 @@ class Worker:
             try:
                 for name, definition in self.app.definitions():
                     self.client.define_workflow(name, definition)
+                for sched in self.app.schedules:
+                    self.client.schedule(**sched.arguments())
+                    logger.info(
+                        "schedule %s registered: %s (%s) -> %s",
+                        sched.name, sched.cron, sched.timezone, sched.workflow,
+                        extra=self._log_extra(schedule=sched.name, cron=sched.cron, timezone=sched.timezone,
+                                              workflow=sched.workflow, overlap=sched.overlap),
+                    )
                 return
             except errors.DatabaseUnavailable as exc:
                 logger.warning("database unavailable while registering workflows: %s", exc, extra=self._log_extra())
@@ -471,14 +484,18 @@ class Worker:
 
     def _tick(self) -> None:
         result = self.client.tick(self.max_reclaims)
-        if result.reclaimed or result.retried or result.discarded or result.deadlines or result.max_wait:
+        if (result.reclaimed or result.retried or result.discarded or result.deadlines or result.max_wait
+                or result.scheduled or result.skipped_slots):
             logger.info(
-                "tick: %d reclaimed, %d retried, %d discarded, %d deadlines, %d max_wait",
+                "tick: %d reclaimed, %d retried, %d discarded, %d deadlines, %d max_wait, "
+                "%d scheduled, %d slots skipped",
                 result.reclaimed,
                 result.retried,
                 result.discarded,
                 result.deadlines,
                 result.max_wait,
+                result.scheduled,
+                result.skipped_slots,
                 extra=self._log_extra(),
             )
         for discarded in result.discarded_steps:

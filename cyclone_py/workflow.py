@@ -9,8 +9,9 @@ refused here.
 
 An :class:`App` holds several workflows and the policy its workers (and the
 test harness) apply to them: a custom ``backoff``, the ``on_error`` hook and
-``max_reclaims``; ``cyclone worker --app MODULE:ATTR`` points at an App or a
-single Workflow (:mod:`cyclone_py.loader` imports it).
+``max_reclaims``; and its schedules (:class:`~cyclone_py.schedule.Schedule`),
+which its workers register at start. ``cyclone worker --app MODULE:ATTR``
+points at an App or a single Workflow (:mod:`cyclone_py.loader` imports it).
 Nothing here talks to the database: :meth:`App.definitions` gives the
 definitions in the order ``define_workflow`` needs them, and the worker or
 the harness stores them.
@@ -27,6 +28,7 @@ from typing import Any, overload
 from cyclone_py.context import StepContext
 from cyclone_py.durations import Duration, to_timedelta
 from cyclone_py.errors import StepFailed
+from cyclone_py.schedule import Schedule
 
 __all__ = [
     "App",
@@ -312,6 +314,10 @@ class App:
     :class:`~cyclone_py.worker.Worker` or :class:`~cyclone_py.testing.Env`
     uses them unless given its own (``cyclone worker --app`` likewise, unless
     ``--max-reclaims`` is given).
+
+    ``schedules`` (or :meth:`schedule`, :meth:`add_schedule`): the
+    :class:`~cyclone_py.schedule.Schedule` objects its workers register at
+    start, after its workflows; each must run a workflow of this app.
     """
 
     def __init__(
@@ -321,6 +327,7 @@ class App:
         backoff: Backoff | None = None,
         on_error: ErrorHook | None = None,
         max_reclaims: int | None = None,
+        schedules: Iterable[Schedule] = (),
     ) -> None:
         if backoff is not None and not callable(backoff):
             raise TypeError(f"backoff must be callable, got {type(backoff).__name__}")
@@ -335,8 +342,11 @@ class App:
         self.on_error = on_error
         self.max_reclaims = max_reclaims
         self._workflows: dict[str, Workflow] = {}
+        self._schedules: dict[str, Schedule] = {}
         for wf in workflows:
             self.add(wf)
+        for sched in schedules:
+            self.add_schedule(sched)
 
     def __repr__(self) -> str:
         return f"App({list(self._workflows)})"
@@ -368,6 +378,50 @@ class App:
     def workflow(self, name: str, max_attempts: int | None = None) -> Workflow:
         """Create a workflow and add it."""
         return self.add(Workflow(name, max_attempts=max_attempts))
+
+    @property
+    def schedules(self) -> list[Schedule]:
+        """The schedules, in the order they were declared (the order of registration)."""
+        return list(self._schedules.values())
+
+    def add_schedule(self, schedule: Schedule) -> Schedule:
+        """Declare a schedule; its workflow must be one of this app's."""
+        if not isinstance(schedule, Schedule):
+            raise TypeError(f"expected a cyclone Schedule, got {type(schedule).__name__}")
+        existing = self._schedules.get(schedule.name)
+        if existing is not None and existing is not schedule:
+            raise ValueError(f"app already has a different schedule named {schedule.name!r}")
+        wf = self._workflows.get(schedule.workflow)
+        if wf is None:
+            raise ValueError(
+                f"schedule {schedule.name!r} runs workflow {schedule.workflow!r}, which this app does not declare "
+                f"(its workflows: {', '.join(self.workflow_names()) or 'none'})"
+            )
+        if schedule.workflow_object is not None and schedule.workflow_object is not wf:
+            raise ValueError(
+                f"schedule {schedule.name!r} was given another workflow object named {schedule.workflow!r} "
+                "than the one this app declares"
+            )
+        self._schedules[schedule.name] = schedule
+        return schedule
+
+    def schedule(
+        self,
+        name: str,
+        cron: str,
+        workflow: Workflow | str,
+        *,
+        input: Mapping[str, Any] | None = None,
+        timezone: str = "UTC",
+        overlap: str = "skip",
+        catchup: Duration = timedelta(hours=1),
+        deadline: Duration | None = None,
+    ) -> Schedule:
+        """Create a :class:`~cyclone_py.schedule.Schedule` and declare it."""
+        return self.add_schedule(
+            Schedule(name, cron, workflow, input=input, timezone=timezone, overlap=overlap, catchup=catchup,
+                     deadline=deadline)
+        )
 
     def workflow_names(self) -> list[str]:
         """Every workflow the app declares, child workflows included: the only

@@ -631,6 +631,11 @@ CLI_TEXT = st.text(TEXT_CHARS, max_size=30)
     st.tuples(st.just("run"), CLI_TEXT),
     st.tuples(st.just("signal"), st.uuids().map(str) | CLI_TEXT, CLI_TEXT, st.just("--payload"), CLI_TEXT),
     st.tuples(st.just("retry"), st.uuids().map(str) | CLI_TEXT, CLI_TEXT, st.just("--additional-attempts"), CLI_TEXT),
+    st.tuples(st.just("schedules"), st.just("set"), CLI_TEXT, CLI_TEXT, st.just("one"), st.just("--timezone"),
+              CLI_TEXT),
+    st.tuples(st.just("schedules"), st.just("backfill"), CLI_TEXT, st.just("--from"), CLI_TEXT, st.just("--to"),
+              CLI_TEXT),
+    st.tuples(st.just("cron-next"), CLI_TEXT, st.just("--tz"), CLI_TEXT, st.just("--after"), CLI_TEXT),
 ))
 def test_the_cli_never_shows_a_traceback_whatever_it_is_given(dsn: str, one: str, args: tuple[str, ...]) -> None:
     result = CliRunner().invoke(cli.main, ["--dsn", dsn, *args])

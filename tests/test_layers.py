@@ -20,8 +20,9 @@ LAYERS: dict[str, int] = {
     "durations": 0,
     "errors": 0,
     "db": 0,
-    # the handler's context, then the definitions (plain data)
+    # the handler's context and the schedule declarations, then the definitions (plain data)
     "context": 1,
+    "schedule": 1,
     "workflow": 2,
     # the one module with SQL; loading an app by MODULE:ATTR (definitions only)
     "client": 3,

@@ -1,104 +1,325 @@
-"""Schedules fire each slot exactly once with real connections (SPEC 13): several
-connections ticking at the same time, and a database that crashes in the middle
-of a tick. The rules themselves are pinned by the pgTAP tests in
-sql/tests/schedules."""
+"""Schedules from Python (SPEC 13): declaring them on an App, the client's
+calls, the harness and the worker registering them, and a real worker process
+firing them as the engine clock moves (and keeping a paused one paused across
+a restart). The rules themselves are the SQL's (sql/tests/schedules/)."""
 
 from __future__ import annotations
 
-import threading
+import os
+import re
+import signal
+import subprocess
+import sys
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
-import psycopg
-from psycopg.rows import dict_row
+import pytest
+from helpers import start, wait_for
 
-from cyclone_py import db
+from cyclone_py import App, Schedule, Worker, Workflow, errors
+from cyclone_py.client import Client
+from cyclone_py.context import StepContext
+from cyclone_py.testing import Env
 
-Conn = psycopg.Connection[Any]
-
-
-def connect(dsn: str) -> Conn:
-    return psycopg.connect(dsn, autocommit=True, row_factory=dict_row)
-
-
-def travel_to(c: Conn, at: datetime) -> None:
-    c.execute("SELECT cyclone.advance_time(%s - cyclone.now())", (at,))
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
 
 
-def slots(c: Conn, schedule: str) -> list[str]:
-    rows = c.execute("SELECT r.input ->> 'scheduled_for' AS slot FROM cyclone.cyclone_schedule_runs sr"
-                     " JOIN cyclone.cyclone_runs r ON r.id = sr.run_id WHERE sr.schedule = %s ORDER BY sr.slot",
-                     (schedule,)).fetchall()
-    return [r["slot"] for r in rows]
+def report_workflow(name: str = "report") -> Workflow:
+    wf = Workflow(name)
+
+    @wf.step()
+    def render(ctx: StepContext) -> Any:
+        return {"scheduled_for": ctx.input["scheduled_for"]}
+
+    return wf
 
 
-def minutes(first: datetime, n: int) -> list[str]:
-    return [(first + timedelta(minutes=i)).strftime("%Y-%m-%dT%H:%M:%SZ") for i in range(n)]
+def slot_text(at: datetime) -> str:
+    """A slot as the engine spells it in scheduled_for and the idempotency key."""
+    return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def define(c: Conn) -> None:
-    c.execute("SELECT cyclone.define_workflow('tick_me', '{\"nodes\": [{\"name\": \"work\"}]}')")
+# -- declaring ------------------------------------------------------------------
 
 
-def test_four_connections_ticking_at_once_fire_each_slot_once(dsn: str) -> None:
-    with connect(dsn) as c:
-        define(c)
-        start = datetime(2030, 1, 7, 10, 0, 30, tzinfo=UTC)
-        travel_to(c, start)
-        for name, overlap in (("every_minute", "allow"), ("other", "allow"), ("skipper", "skip")):
-            c.execute("SELECT cyclone.schedule(%s, '* * * * *', 'tick_me', '{}', 'UTC', %s, '1 day')", (name, overlap))
-        done = threading.Event()
-        fired: list[int] = []
-        errors: list[BaseException] = []
-
-        def ticker() -> None:
-            try:
-                with connect(dsn) as t:
-                    while not done.is_set():
-                        row = t.execute("SELECT cyclone.tick() AS t").fetchone()
-                        assert row is not None
-                        fired.append(row["t"]["scheduled"])
-            except BaseException as exc:  # noqa: BLE001 - reported below
-                errors.append(exc)
-
-        threads = [threading.Thread(target=ticker) for _ in range(4)]
-        for th in threads:
-            th.start()
-        for _ in range(60):
-            c.execute("SELECT cyclone.advance_time('1 minute')")
-            time.sleep(0.01)  # let the tickers race for each minute
-        done.set()
-        for th in threads:
-            th.join(30)
-        assert errors == []
-        c.execute("SELECT cyclone.tick()")
-        want = minutes(datetime(2030, 1, 7, 10, 1, tzinfo=UTC), 60)
-        assert slots(c, "every_minute") == want
-        assert slots(c, "other") == want
-        assert len(slots(c, "skipper")) == 1, "skip: its first run never finishes"
-        row = c.execute("SELECT count(*) AS n, count(DISTINCT idempotency_key) AS keys FROM cyclone.cyclone_runs"
-                        " WHERE idempotency_key LIKE 'schedule:%'").fetchone()
-        assert row == {"n": 121, "keys": 121}
-        assert len(fired) > 8, "the tickers really ticked during the hour"
+def test_an_app_declares_schedules_of_its_own_workflows() -> None:
+    report = report_workflow()
+    nightly = Schedule("nightly-report", "0 3 * * *", report, input={"format": "pdf"}, timezone="Europe/Berlin",
+                       catchup=600, deadline=timedelta(hours=2))
+    app = App(report, schedules=[nightly])
+    hourly = app.schedule("hourly", "@hourly", "report", overlap="cancel_other")
+    assert app.schedules == [nightly, hourly]
+    assert nightly.workflow == "report" and nightly.catchup == timedelta(minutes=10)
+    assert nightly.arguments() == {
+        "name": "nightly-report", "cron": "0 3 * * *", "workflow": "report", "input": {"format": "pdf"},
+        "timezone": "Europe/Berlin", "overlap": "skip", "catchup": timedelta(minutes=10),
+        "deadline": timedelta(hours=2),
+    }
+    assert hourly.arguments()["input"] == {} and hourly.deadline is None and hourly.timezone == "UTC"
+    app.add_schedule(nightly)  # the same object again: no change
+    assert len(app.schedules) == 2
 
 
-def test_a_crash_in_the_middle_of_a_tick_loses_its_slots_and_the_next_tick_fires_them_once(
-        dsn: str, embedded_db: db.EmbeddedCluster) -> None:
-    with connect(dsn) as c:
-        define(c)
-        travel_to(c, datetime(2030, 1, 7, 10, 0, 30, tzinfo=UTC))
-        c.execute("SELECT cyclone.schedule('s', '* * * * *', 'tick_me', '{}', 'UTC', 'allow', '1 day')")
-        c.execute("SELECT cyclone.advance_time('2 minutes')")
-        assert c.execute("SELECT cyclone.tick() -> 'scheduled' AS n").fetchone() == {"n": 2}
-        c.execute("SELECT cyclone.advance_time('3 minutes')")
-    # A tick fires 10:03-10:05 and the database crashes before it commits.
-    doomed = psycopg.connect(dsn, row_factory=dict_row)
-    assert doomed.execute("SELECT cyclone.tick() -> 'scheduled' AS n").fetchone() == {"n": 3}
-    embedded_db.restart(mode="immediate")
-    doomed.close()
-    with connect(dsn) as c:
-        assert slots(c, "s") == minutes(datetime(2030, 1, 7, 10, 1, tzinfo=UTC), 2), "the committed slots survive"
-        assert c.execute("SELECT cyclone.tick() -> 'scheduled' AS n").fetchone() == {"n": 3}
-        assert c.execute("SELECT cyclone.tick() -> 'scheduled' AS n").fetchone() == {"n": 0}
-        assert slots(c, "s") == minutes(datetime(2030, 1, 7, 10, 1, tzinfo=UTC), 5)
+def test_a_schedule_of_a_workflow_the_app_lacks_is_refused_at_declaration() -> None:
+    report, other = report_workflow(), report_workflow("other")
+    with pytest.raises(ValueError, match="runs workflow 'other', which this app does not declare"):
+        App(report, schedules=[Schedule("s", "* * * * *", other)])
+    app = App(report)
+    with pytest.raises(ValueError, match="which this app does not declare"):
+        app.schedule("s", "* * * * *", "nosuch")
+    with pytest.raises(ValueError, match="another workflow object named 'report'"):
+        app.schedule("s", "* * * * *", report_workflow())  # same name, not the app's workflow
+    app.schedule("s", "* * * * *", report)
+    with pytest.raises(ValueError, match="already has a different schedule named 's'"):
+        app.schedule("s", "0 * * * *", report)
+    assert [s.cron for s in app.schedules] == ["* * * * *"]
+
+
+def test_python_checks_the_shape_only_and_leaves_cron_and_zone_to_sql() -> None:
+    report = report_workflow()
+    # Not Python's to judge: SQL refuses these at registration.
+    odd = Schedule("odd", "61 * * * *", report, timezone="Mars/Olympus", overlap="queue", catchup=-5)
+    assert (odd.cron, odd.timezone, odd.overlap) == ("61 * * * *", "Mars/Olympus", "queue")
+    with pytest.raises(ValueError, match="needs a name"):
+        Schedule("", "* * * * *", report)
+    with pytest.raises(TypeError, match="input is a mapping"):
+        Schedule("s", "* * * * *", report, input=[1])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="workflow is a Workflow or its name"):
+        Schedule("s", "* * * * *", 42)  # type: ignore[arg-type]
+
+
+# -- the client -------------------------------------------------------------------
+
+
+@pytest.fixture
+def report_client(client: Client) -> Client:
+    client.define_workflow("report", report_workflow().definition())
+    return client
+
+
+def test_the_client_sets_lists_pauses_resumes_and_removes_a_schedule(report_client: Client) -> None:
+    client = report_client
+    now = client.now()
+    client.schedule("nightly", "0 3 * * *", "report", {"format": "pdf"}, "Europe/Berlin", "allow",
+                    timedelta(minutes=30), timedelta(hours=1))
+    [row] = client.schedules()
+    assert (row.name, row.cron, row.timezone, row.workflow, row.overlap, row.catchup, row.paused) == (
+        "nightly", "0 3 * * *", "Europe/Berlin", "report", "allow", timedelta(minutes=30), False)
+    assert row.next_fire_at == client.next_fire("0 3 * * *", now, "Europe/Berlin")
+    local = row.next_fire_local
+    assert local == row.next_fire_at and (local.hour, local.minute) == (3, 0)
+    assert local.utcoffset() in (timedelta(hours=1), timedelta(hours=2))
+    assert (row.last_slot, row.last_run_id, row.last_run_state) == (None, None, None)
+    assert client.schedules("nightly") == [row] and client.schedules("nosuch") == []
+
+    assert client.pause_schedule("nightly") is True
+    assert client.pause_schedule("nightly") is False  # already paused
+    # Replacing keeps the paused state (what a worker does at every start).
+    client.schedule("nightly", "0 4 * * *", "report", timezone="Europe/Berlin")
+    assert client.schedules("nightly")[0].paused is True
+    assert client.resume_schedule("nightly") is True
+    assert client.resume_schedule("nightly") is False
+    assert client.pause_schedule("nosuch") is False and client.resume_schedule("nosuch") is False
+    assert client.unschedule("nightly") is True
+    assert client.unschedule("nightly") is False
+    assert client.schedules() == []
+
+
+def test_tick_fires_a_due_slot_and_the_listing_shows_its_run(report_client: Client) -> None:
+    client = report_client
+    client.schedule("minutely", "* * * * *", "report", {"kind": "m"})
+    slot = client.schedules("minutely")[0].next_fire_at
+    client.advance_time(slot - client.now() + timedelta(seconds=1))
+    result = client.tick()
+    assert (result.scheduled, result.skipped_slots) == (1, 0)
+    [row] = client.schedules()
+    assert row.last_slot == slot and row.last_run_id is not None and row.last_run_state == "running"
+    run = client.get_run(row.last_run_id)
+    assert run.input == {"kind": "m", "scheduled_for": slot_text(slot)}
+    assert client.tick().scheduled == 0  # each slot once
+
+
+def test_backfill_submits_the_unfired_slots_of_a_range_once(report_client: Client) -> None:
+    client = report_client
+    client.schedule("hourly", "0 * * * *", "report")
+    client.advance_time(timedelta(days=1))
+    now = client.now()
+    start_at = now.replace(minute=0, second=0, microsecond=0) - timedelta(hours=5)
+    assert client.backfill("hourly", start_at, start_at + timedelta(hours=3)) == 3
+    assert client.backfill("hourly", start_at, now) == 3  # the first three have runs already
+    with pytest.raises(errors.InvalidArgument, match="p_from < p_to <= now"):
+        client.backfill("hourly", now, now - timedelta(hours=1))
+    with pytest.raises(errors.NotFound, match='schedule "nosuch" not found'):
+        client.backfill("nosuch", start_at, now)
+
+
+def test_next_fires_lists_fire_times_in_a_zone_across_a_dst_jump(client: Client) -> None:
+    after = datetime(2026, 3, 27, 12, tzinfo=UTC)
+    times = client.next_fires("30 2 * * *", after, "Europe/Berlin", 3)
+    # 02:30 does not exist on 2026-03-29 in Berlin: it fires at the jump (03:00 CEST).
+    assert [t.local.isoformat() for t in times] == [
+        "2026-03-28T02:30:00+01:00", "2026-03-29T03:00:00+02:00", "2026-03-30T02:30:00+02:00"]
+    assert [t.at for t in times] == [t.local for t in times]
+    assert times[0].at == client.next_fire("30 2 * * *", after, "Europe/Berlin")
+    assert client.next_fires("@daily", after, "UTC", 1)[0].at == datetime(2026, 3, 28, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("61 * * * *", "report"), "cron: minute 61 is out of range (0 to 59)"),
+        (("* * * * *", "report", None, "Mars/Olympus"), 'schedule: time zone "Mars/Olympus" is not in'),
+        (("0 0 30 2 *", "report"), 'schedule: cron "0 0 30 2 *" never fires'),
+        (("* * * * *", "report", [1]), "p_input must be a JSON object"),
+        (("* * * * *", "report", None, "UTC", "queue"), "p_overlap must be skip, allow or cancel_other"),
+        (("* * * * *", "report", None, "UTC", "skip", -60), "p_catchup must not be negative"),
+    ],
+)
+def test_bad_schedules_are_refused_by_sql_and_nothing_is_written(
+    report_client: Client, args: tuple[Any, ...], message: str
+) -> None:
+    with pytest.raises(errors.InvalidArgument, match=re.escape(message)):
+        report_client.schedule("s", *args)
+    assert report_client.schedules() == []
+
+
+def test_a_schedule_of_an_unknown_workflow_is_not_found(client: Client) -> None:
+    with pytest.raises(errors.NotFound, match='workflow "nope" not found'):
+        client.schedule("s", "* * * * *", "nope")
+    with pytest.raises(errors.InvalidArgument, match="next_fire: time zone"):
+        client.next_fires("* * * * *", datetime(2026, 1, 1, tzinfo=UTC), "Nowhere", 2)
+
+
+# -- the harness and the worker register an app's schedules ---------------------------
+
+
+def test_the_harness_registers_the_apps_schedules_and_fires_them_as_time_moves(dsn: str) -> None:
+    report = report_workflow()
+    app = App(report, schedules=[Schedule("minutely", "* * * * *", report, input={"n": 1})])
+    with Env(dsn, app) as env:
+        [row] = env.client.schedules()
+        env.advance_time(row.next_fire_at - env.now() + timedelta(seconds=1))  # ticks: the slot fires
+        assert env.run_until_idle() == 1
+        [run] = env.client.list_runs(workflow="report")
+        assert env.get_run(run.id).output == {"render": {"scheduled_for": slot_text(row.next_fire_at)}}
+        assert run.input == {"n": 1, "scheduled_for": slot_text(row.next_fire_at)}
+
+
+def test_a_worker_registers_its_schedules_and_leaves_undeclared_ones_alone(
+    dsn: str, report_client: Client, workers: list[Worker]
+) -> None:
+    report = report_workflow()
+    report_client.schedule("by-hand", "@daily", "report")  # an operator's, in no app
+    w = start(workers, App(report, schedules=[Schedule("daily", "0 6 * * *", report, timezone="Asia/Tokyo")]), dsn)
+    assert {r.name: r.timezone for r in report_client.schedules()} == {"by-hand": "UTC", "daily": "Asia/Tokyo"}
+    w.stop(timeout=10)
+    start(workers, App(report), dsn)  # the app no longer declares "daily": it stays
+    assert [r.name for r in report_client.schedules()] == ["by-hand", "daily"]
+
+
+def test_a_worker_with_a_bad_schedule_does_not_start(dsn: str, workers: list[Worker]) -> None:
+    report = report_workflow()
+    w = Worker(App(report, schedules=[Schedule("bad", "61 * * * *", report)]), dsn, poll_interval=0.1)
+    workers.append(w)
+    with pytest.raises(RuntimeError, match=r"cron: minute 61 is out of range \(0 to 59\)"):
+        w.run_in_thread()
+    assert isinstance(w.error, errors.InvalidArgument)
+
+
+# -- a real worker process --------------------------------------------------------------
+
+
+class Proc:
+    """``cyclone worker --app apps.scheduled:app`` in its own process."""
+
+    def __init__(self, dsn: str, tmp: Path, **env_more: str) -> None:
+        env = {**os.environ, **env_more}
+        env["PYTHONPATH"] = os.pathsep.join([str(TESTS), str(ROOT), env.get("PYTHONPATH", "")])
+        self.log = tmp / f"worker-{time.monotonic_ns()}.log"
+        self._fh = open(self.log, "w")
+        self.p = subprocess.Popen(
+            [sys.executable, "-m", "cyclone_py.cli", "--dsn", dsn, "worker", "--app", "apps.scheduled:app",
+             "--poll-interval", "0.1", "--shutdown-grace", "5"],
+            env=env, cwd=str(ROOT), stdout=self._fh, stderr=subprocess.STDOUT,
+        )
+
+    def text(self) -> str:
+        return self.log.read_text()
+
+    def stop(self) -> int:
+        if self.p.poll() is None:
+            self.p.send_signal(signal.SIGTERM)
+        try:
+            return self.p.wait(15)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"worker did not exit; log:\n{self.text()}") from None
+
+    def close(self) -> None:
+        if self.p.poll() is None:
+            self.p.kill()
+        self.p.wait(10)
+        self._fh.close()
+
+
+@pytest.fixture
+def procs() -> Iterator[list[Proc]]:
+    started: list[Proc] = []
+    yield started
+    for p in started:
+        p.close()
+
+
+def report_runs(client: Client) -> list[Any]:
+    return [client.get_run(r.id) for r in client.list_runs(workflow="report", limit=100)]
+
+
+def test_a_worker_process_fires_its_schedule_and_a_restart_keeps_it_paused(
+    dsn: str, tmp_path: Path, procs: list[Proc]
+) -> None:
+    with Client(dsn) as client:
+        a = Proc(dsn, tmp_path)
+        procs.append(a)
+        wait_for(lambda: "schedule every-minute registered" in a.text(), what="worker A to register its schedule")
+        [row] = client.schedules()
+        assert (row.cron, row.workflow, row.overlap, row.paused) == ("* * * * *", "report", "allow", False)
+
+        # The engine clock passes the next slot: the worker's own tick fires it.
+        client.advance_time(row.next_fire_at - client.now() + timedelta(seconds=1))
+        done = wait_for(lambda: [r for r in report_runs(client) if r.state == "completed"], what="a scheduled run")
+        run = done[0]
+        assert run.output == {"render": {"scheduled_for": run.input["scheduled_for"], "kind": "minutely"}}
+        assert run.input["scheduled_for"] in {slot_text(r.last_slot) for r in client.schedules() if r.last_slot}
+        assert datetime.fromisoformat(run.input["scheduled_for"]).second == 0
+
+        # An operator pauses it; the worker restarts and registers the schedule again.
+        assert client.pause_schedule("every-minute")
+        assert a.stop() == 0
+        fired = len(report_runs(client))
+        b = Proc(dsn, tmp_path)
+        procs.append(b)
+        wait_for(lambda: "schedule every-minute registered" in b.text(), what="worker B to register its schedule")
+        assert client.schedules()[0].paused is True
+        client.advance_time(timedelta(minutes=3))
+        assert client.tick().scheduled == 0  # paused: nothing is due
+        time.sleep(0.3)  # a few of the worker's own ticks
+        assert len(report_runs(client)) == fired
+
+        # Resumed, the slots missed meanwhile fire (within the one-hour catch-up).
+        assert client.resume_schedule("every-minute")
+        wait_for(lambda: len(report_runs(client)) >= fired + 3, what="the missed slots to fire")
+        wait_for(lambda: all(r.state == "completed" for r in report_runs(client)), what="the runs to complete")
+        slots = [r.input["scheduled_for"] for r in report_runs(client)]
+        assert len(slots) == len(set(slots))  # each slot once
+        assert b.stop() == 0
+
+
+def test_a_worker_process_with_a_bad_cron_exits_with_one_line(dsn: str, tmp_path: Path, procs: list[Proc]) -> None:
+    p = Proc(dsn, tmp_path, CYCLONE_TEST_CRON="0 3 * * 8")
+    procs.append(p)
+    assert p.p.wait(30) == 1
+    lines = p.text().strip().splitlines()
+    assert lines == ["cyclone: invalid argument: cron: day of week 8 is out of range (0 to 7)"], lines
