@@ -34,7 +34,7 @@ Query = str | sql.Composed
 
 WORKER_FUNCTIONS = {"claim", "renew", "complete", "complete_many", "fail", "tick", "define_workflow", "backoff", "now",
                     "next_fire", "schedule", "unschedule", "pause_schedule", "resume_schedule", "backfill"}
-CLIENT_FUNCTIONS = {"submit", "submit_many", "get_run", "signal", "now", "next_fire"}
+CLIENT_FUNCTIONS = {"submit", "submit_many", "get_run", "signal", "now", "next_fire", "metrics"}
 
 
 @pytest.fixture

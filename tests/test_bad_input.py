@@ -420,6 +420,7 @@ VALID: dict[str, Args] = {
     "fail(bigint,text,bigint,text,text,interval)": lambda f: (
         lambda c: [c["step_id"], "w", c["lease_generation"], "boom", "error", timedelta(seconds=1)])(f.claimed()),
     "get_run(uuid)": lambda f: [f.run()],
+    "metrics()": lambda f: [],
     "next_fire(text,timestamp with time zone,text)": lambda f: ["@daily", datetime(2026, 1, 1, tzinfo=UTC), "UTC"],
     "now()": lambda f: [],
     "pause(uuid)": lambda f: [f.run()],

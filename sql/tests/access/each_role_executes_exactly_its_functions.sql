@@ -2,9 +2,10 @@
 -- complete_many, fail, tick, define_workflow); cyclone_client submits and reads
 -- (submit, submit_many, get_run, signal); operator actions and the clock are
 -- cyclone_admin's only. next_fire (SPEC 13) is for every role; the schedule
--- functions for cyclone_worker (an app registers its schedules) and cyclone_admin.
+-- functions for cyclone_worker (an app registers its schedules) and cyclone_admin;
+-- metrics (SPEC 14) for cyclone_client and cyclone_admin.
 BEGIN;
-SELECT plan(84);
+SELECT plan(87);
 
 CREATE TEMP TABLE expected (fn text, worker boolean, client boolean, admin boolean);
 INSERT INTO expected VALUES
@@ -35,7 +36,8 @@ INSERT INTO expected VALUES
     ('cyclone.unschedule(text)',                                   true,  false, true),
     ('cyclone.pause_schedule(text)',                               true,  false, true),
     ('cyclone.resume_schedule(text)',                              true,  false, true),
-    ('cyclone.backfill(text, timestamptz, timestamptz)',           true,  false, true);
+    ('cyclone.backfill(text, timestamptz, timestamptz)',           true,  false, true),
+    ('cyclone.metrics()',                                          false, true,  true);
 
 SELECT is(has_function_privilege('cyclone_worker', fn, 'EXECUTE'), worker,
           format('cyclone_worker %s execute %s', CASE WHEN worker THEN 'can' ELSE 'cannot' END, fn))
