@@ -5,7 +5,7 @@ connects as them over the embedded cluster's socket, and drops them at the
 end (roles are cluster-wide, so the names are unique per test).
 
 - a worker login runs the worker protocol and nothing else: no table reads or
-  writes, no operator actions, no client functions, no internal helpers;
+  writes (it reads one view, cyclone_v_limits, as every role does), no operator actions, no client functions, no internal helpers;
 - a client login submits, signals and reads the views and the run and step
   tables (the documented deadline queries run verbatim), and cannot work steps;
 - an admin login operates and reads, and still writes no table;
@@ -33,8 +33,9 @@ Conn = psycopg.Connection[Any]
 Query = str | sql.Composed
 
 WORKER_FUNCTIONS = {"claim", "renew", "complete", "complete_many", "fail", "tick", "define_workflow", "backoff", "now",
-                    "next_fire", "schedule", "unschedule", "pause_schedule", "resume_schedule", "backfill"}
-CLIENT_FUNCTIONS = {"submit", "submit_many", "get_run", "signal", "now", "next_fire", "metrics"}
+                    "next_fire", "schedule", "unschedule", "pause_schedule", "resume_schedule", "backfill",
+                    "define_limit", "drop_limit"}
+CLIENT_FUNCTIONS = {"submit", "submit_many", "get_run", "signal", "now", "next_fire", "metrics", "explain_step"}
 
 
 @pytest.fixture
@@ -89,13 +90,15 @@ def is_view(rel: str) -> bool:
 
 
 def functions(c: Conn) -> list[tuple[str, str, bool]]:
-    """(name, call with NULL arguments, is internal) of every function in the schema."""
+    """(name, call with NULL arguments, is internal) of every function in the schema
+    (trigger functions aside: nobody can call them, privileges or not)."""
     rows = c.execute("""
         SELECT p.proname AS name, p.proname ~ '^_' AS internal,
                format('SELECT * FROM cyclone.%I(%s)', p.proname,
                       coalesce((SELECT string_agg(format('NULL::%s', format_type(t, NULL)), ', ')
                                   FROM unnest(p.proargtypes) t), '')) AS call
-          FROM pg_proc p WHERE p.pronamespace = 'cyclone'::regnamespace ORDER BY 1, 3""").fetchall()
+          FROM pg_proc p WHERE p.pronamespace = 'cyclone'::regnamespace AND p.prorettype <> 'trigger'::regtype
+         ORDER BY 1, 3""").fetchall()
     return [(r["name"], r["call"], r["internal"]) for r in rows]
 
 
@@ -148,12 +151,14 @@ def test_a_worker_login_runs_the_protocol_but_cannot_touch_tables_or_operate(
     worker.execute("SELECT cyclone.tick()")
     worker.execute("SELECT cyclone.define_workflow('from_worker', %s)", (Jsonb({"nodes": [{"name": "a"}]}),))
 
-    # Every role reads the schedules view (SPEC 13): the worker registers the app's schedules.
+    # Every role reads the schedules view (SPEC 13; the worker registers the app's
+    # schedules) and cyclone_v_limits (SPEC 12; a worker process shows its limits).
     worker.execute("SELECT cyclone.schedule('from_worker', '@daily', 'from_worker')")
     assert worker.execute("SELECT name FROM cyclone.cyclone_v_schedules").fetchall() == [{"name": "from_worker"}]
+    assert not refused(worker, "SELECT * FROM cyclone.cyclone_v_limits LIMIT 1")
     for rel in engine_relations(db):
         name = sql.SQL(rel)
-        if rel != "cyclone.cyclone_v_schedules":
+        if rel not in ("cyclone.cyclone_v_schedules", "cyclone.cyclone_v_limits"):
             assert refused(worker, sql.SQL("SELECT * FROM {} LIMIT 1").format(name)), f"SELECT {rel}"
         if not is_view(rel):  # a view's DELETE fails as not updatable before privileges are checked
             assert refused(worker, sql.SQL("DELETE FROM {}").format(name)), f"DELETE {rel}"

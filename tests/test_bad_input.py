@@ -394,6 +394,10 @@ class Fixtures:
         self.c.execute("SELECT cyclone.pause_schedule(%s)", (self.schedule(),))
         return "nul-s"
 
+    def limit(self) -> str:
+        self.c.execute("SELECT cyclone.define_limit('spare', 1)")
+        return "spare"
+
     def paused(self) -> UUID:
         run_id = self.run()
         self.c.execute("SELECT cyclone.pause(%s)", (run_id,))
@@ -415,8 +419,11 @@ VALID: dict[str, Args] = {
         lambda c: [c["step_id"], "w", c["lease_generation"], Jsonb({"ok": True})])(f.claimed()),
     "complete_many(text,bigint[],bigint[],jsonb[])": lambda f: (
         lambda c: ["w", [c["step_id"]], [c["lease_generation"]], [Jsonb({})]])(f.claimed()),
+    "define_limit(text,integer,integer,interval)": lambda f: ["lim", 3, 10, timedelta(minutes=1)],
     "define_workflow(text,jsonb)": lambda f: ["defined", Jsonb({"nodes": [{"name": "a"}]})],
+    "drop_limit(text)": lambda f: [f.limit()],
     "enforce_deadlines(integer)": lambda f: [100],
+    "explain_step(bigint)": lambda f: [f.claimed()["step_id"]],
     "fail(bigint,text,bigint,text,text,interval)": lambda f: (
         lambda c: [c["step_id"], "w", c["lease_generation"], "boom", "error", timedelta(seconds=1)])(f.claimed()),
     "get_run(uuid)": lambda f: [f.run()],
@@ -466,6 +473,17 @@ def _run(c: Conn, run_id: Any) -> Row:
     return row
 
 
+def _limit(c: Conn, name: str) -> Row | None:
+    return c.execute("SELECT concurrency, rate, period FROM cyclone.cyclone_limits WHERE name = %s", (name,)).fetchone()
+
+
+# Arguments whose NULL is refused as a bad combination (22023), as SPEC 12 says:
+# p_rate and p_period come together.
+NULL_IS_BAD: set[tuple[str, str]] = {
+    ("define_limit(text,integer,integer,interval)", "p_rate"),
+    ("define_limit(text,integer,integer,interval)", "p_period"),
+}
+
 SUBMIT = "submit(text,jsonb,interval,text,timestamp with time zone)"
 
 # Arguments where SQL NULL has a documented meaning (SPEC and COMMENT ON), and
@@ -486,6 +504,9 @@ NULL_MEANS: dict[tuple[str, str], Check] = {
     ("fail(bigint,text,bigint,text,text,interval)", "p_retry_in"): lambda c, a, r: (
         r == [{"fail": "available"}] and _step(c, a[0])["scheduled_at"] > _step(c, a[0])["started_at"]),
     ("signal(uuid,text,jsonb)", "p_payload"): lambda c, a, r: r == [{"signal": True}],
+    # SPEC 12: a NULL concurrency is no concurrency bound (the rate still applies).
+    ("define_limit(text,integer,integer,interval)", "p_concurrency"): lambda c, a, r: (
+        _limit(c, a[0]) == {"concurrency": None, "rate": 10, "period": timedelta(minutes=1)}),
     (SUBMIT, "p_deadline"): lambda c, a, r: _run(c, r[0]["submit"])["deadline_at"] is None,
     (SUBMIT, "p_idempotency_key"): lambda c, a, r: _run(c, r[0]["submit"])["idempotency_key"] is None,
     (SUBMIT, "p_run_at"): lambda c, a, r: _run(c, r[0]["submit"])["state"] == "running",
@@ -537,7 +558,10 @@ def test_null_in_any_argument_is_22004_naming_it_or_its_documented_meaning(db: C
             query = f"SELECT * FROM cyclone.{sig.name}({placeholders})"
             check = NULL_MEANS.get((sig.key, arg))
             cases += 1
-            if check is None:
+            if (sig.key, arg) in NULL_IS_BAD:
+                with pytest.raises(pg.InvalidParameterValue, match="come together"):
+                    db.execute(query, args)
+            elif check is None:
                 with pytest.raises(pg.NullValueNotAllowed) as raised:
                     db.execute(query, args)
                 message = raised.value.diag.message_primary or ""

@@ -1,10 +1,12 @@
 -- Deploy cyclone:workflows
--- requires: workflows@v0.2.0 tables checks clock
+-- requires: workflows@v0.4.0 tables checks clock limits
 -- define_workflow(): validate a DAG definition (SPEC section 4), fill in every
 -- default, and store the normalised form. Any problem raises 22023 naming it,
 -- before anything is written. Called by workers at start-up and by operators.
 -- Reworked after v0.2.0: every name (workflow, node, handler, signal, a child
 -- node's workflow) is 1 to 200 characters with no control characters.
+-- Reworked after v0.4.0: "limits" at workflow and task-node level (SPEC 12);
+-- each task node's normalised form lists every limit it takes.
 BEGIN;
 
 -- 22023 (naming the workflow and p_what) unless p_value is a good name.
@@ -64,9 +66,76 @@ BEGIN
 END
 $$;
 
+-- A "limits" list of a definition (p_where: 'limits' or 'node "x": limits'),
+-- checked and normalised: [{"name": n}, {"name": n, "key": "a.b"}, ...]. An
+-- unknown limit, a bad key or a name listed twice is 22023.
+CREATE OR REPLACE FUNCTION cyclone._definition_limits(p_workflow text, p_where text, p_value jsonb)
+RETURNS jsonb
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_entry jsonb;
+    v_name text;
+    v_key text;
+    v_names text[] := '{}'::text[];
+    v_out jsonb := '[]'::jsonb;
+BEGIN
+    IF jsonb_typeof(p_value) IS DISTINCT FROM 'array' THEN
+        PERFORM cyclone._bad_definition(p_workflow,
+            format('%s must be an array of {"name": limit, "key": "dot.path"} objects', p_where));
+    END IF;
+    FOR v_entry IN SELECT e FROM jsonb_array_elements(p_value) e LOOP
+        IF jsonb_typeof(v_entry) <> 'object' OR jsonb_typeof(v_entry -> 'name') IS DISTINCT FROM 'string'
+           OR EXISTS (SELECT 1 FROM jsonb_object_keys(v_entry) k WHERE k NOT IN ('name', 'key')) THEN
+            PERFORM cyclone._bad_definition(p_workflow,
+                format('%s: each entry is {"name": limit} or {"name": limit, "key": "dot.path"}, got %s', p_where, v_entry));
+        END IF;
+        v_name := v_entry ->> 'name';
+        -- FOR KEY SHARE: a concurrent drop_limit waits for this definition, or this for it.
+        PERFORM 1 FROM cyclone_limits l WHERE l.name = v_name FOR KEY SHARE;
+        IF NOT FOUND THEN
+            PERFORM cyclone._bad_definition(p_workflow, format('%s: unknown limit %s', p_where, cyclone._shown(v_name)));
+        END IF;
+        IF v_name = ANY (v_names) THEN
+            PERFORM cyclone._bad_definition(p_workflow, format('%s: limit %s is listed twice', p_where, cyclone._shown(v_name)));
+        END IF;
+        v_names := v_names || v_name;
+        IF v_entry ? 'key' THEN
+            v_key := v_entry ->> 'key';
+            IF jsonb_typeof(v_entry -> 'key') <> 'string' OR v_key = '' OR '' = ANY (string_to_array(v_key, '.')) THEN
+                PERFORM cyclone._bad_definition(p_workflow,
+                    format('%s: the key of limit %s must be a dot path into the input such as "tenant.id", got %s',
+                           p_where, cyclone._shown(v_name), v_entry -> 'key'));
+            END IF;
+            v_out := v_out || jsonb_build_array(jsonb_build_object('name', v_name, 'key', v_key));
+        ELSE
+            v_out := v_out || jsonb_build_array(jsonb_build_object('name', v_name));
+        END IF;
+    END LOOP;
+    RETURN v_out;
+END
+$$;
+
+-- The limits a task node takes: the workflow's, then its own; a name at both
+-- levels is taken once, in the workflow's position, with the node's key.
+CREATE OR REPLACE FUNCTION cyclone._merge_limits(p_workflow_limits jsonb, p_node_limits jsonb)
+RETURNS jsonb
+LANGUAGE sql IMMUTABLE
+AS $$
+    SELECT coalesce(jsonb_agg(m.entry ORDER BY m.ord), '[]'::jsonb)
+      FROM (SELECT coalesce((SELECT n FROM jsonb_array_elements(p_node_limits) n WHERE n ->> 'name' = w ->> 'name'), w)
+                       AS entry, o AS ord
+              FROM jsonb_array_elements(p_workflow_limits) WITH ORDINALITY AS x(w, o)
+            UNION ALL
+            SELECT n, 1000000 + o
+              FROM jsonb_array_elements(p_node_limits) WITH ORDINALITY AS y(n, o)
+             WHERE NOT EXISTS (SELECT 1 FROM jsonb_array_elements(p_workflow_limits) w WHERE w ->> 'name' = n ->> 'name')) m
+$$;
+
 -- Returns the definition with every default filled in:
 -- {"max_attempts": n, "nodes": [{name, kind, handler, deps, on_dep_failure,
---   max_attempts, priority, timeout, signal, workflow, max_wait}, ...]}
+--   max_attempts, priority, timeout, signal, workflow, max_wait[, limits]}, ...]
+--  [, "limits": [...]]}; a task node lists "limits" only when it takes one.
 CREATE OR REPLACE FUNCTION cyclone._normalize_definition(p_name text, p_definition jsonb)
 RETURNS jsonb
 LANGUAGE plpgsql
@@ -84,17 +153,22 @@ DECLARE
     v_key text;
     v_done text[] := '{}'::text[];
     v_next text[];
+    v_limits jsonb := '[]'::jsonb;
+    v_node_limits jsonb;
 BEGIN
     IF jsonb_typeof(p_definition) IS DISTINCT FROM 'object' THEN
         PERFORM cyclone._bad_definition(p_name, 'the definition must be a JSON object');
     END IF;
     SELECT min(k) INTO v_key FROM jsonb_object_keys(p_definition) k
-     WHERE k NOT IN ('nodes', 'max_attempts', 'description');
+     WHERE k NOT IN ('nodes', 'max_attempts', 'description', 'limits');
     IF v_key IS NOT NULL THEN
         PERFORM cyclone._bad_definition(p_name, format('unknown key "%s"', v_key));
     END IF;
     IF p_definition ? 'max_attempts' THEN
         v_max_attempts := cyclone._positive_int(p_name, 'max_attempts', p_definition -> 'max_attempts');
+    END IF;
+    IF p_definition ? 'limits' THEN
+        v_limits := cyclone._definition_limits(p_name, 'limits', p_definition -> 'limits');
     END IF;
     IF jsonb_typeof(p_definition -> 'nodes') IS DISTINCT FROM 'array'
        OR jsonb_array_length(p_definition -> 'nodes') = 0 THEN
@@ -119,7 +193,7 @@ BEGIN
         v_name := v_node ->> 'name';
         SELECT min(k) INTO v_key FROM jsonb_object_keys(v_node) k
          WHERE k NOT IN ('name', 'kind', 'handler', 'deps', 'on_dep_failure', 'max_attempts',
-                         'priority', 'timeout', 'signal', 'workflow', 'max_wait');
+                         'priority', 'timeout', 'signal', 'workflow', 'max_wait', 'limits');
         IF v_key IS NOT NULL THEN
             PERFORM cyclone._bad_definition(p_name, format('node "%s": unknown key "%s"', v_name, v_key));
         END IF;
@@ -148,6 +222,15 @@ BEGIN
         IF v_kind <> 'task' AND (v_node ? 'timeout' OR v_node ? 'handler' OR v_node ? 'max_attempts') THEN
             PERFORM cyclone._bad_definition(p_name,
                 format('node "%s": handler, timeout and max_attempts apply to task nodes only', v_name));
+        END IF;
+        IF v_kind <> 'task' AND v_node ? 'limits' THEN
+            PERFORM cyclone._bad_definition(p_name, format('node "%s": limits apply to task nodes only', v_name));
+        END IF;
+        v_node_limits := '[]'::jsonb;
+        IF v_kind = 'task' THEN
+            v_node_limits := cyclone._merge_limits(v_limits, CASE WHEN v_node ? 'limits' THEN
+                cyclone._definition_limits(p_name, format('node "%s": limits', v_name), v_node -> 'limits')
+                ELSE '[]'::jsonb END);
         END IF;
         IF v_kind = 'task' AND v_node ? 'max_wait' THEN
             PERFORM cyclone._bad_definition(p_name, format('node "%s": max_wait applies to wait and child nodes only', v_name));
@@ -179,7 +262,7 @@ BEGIN
             v_priority := (v_node ->> 'priority')::numeric::int;
         END IF;
 
-        v_nodes := v_nodes || jsonb_build_object(
+        v_nodes := v_nodes || jsonb_build_array(jsonb_build_object(
             'name', v_name,
             'kind', v_kind,
             'handler', CASE WHEN v_kind = 'task' THEN coalesce(v_node ->> 'handler', v_name) ELSE v_name END,
@@ -192,7 +275,9 @@ BEGIN
             'timeout', cyclone._definition_interval(p_name, v_name, 'timeout', v_node -> 'timeout'),
             'signal', CASE WHEN v_kind = 'wait' THEN coalesce(v_node ->> 'signal', v_name) END,
             'workflow', v_node ->> 'workflow',
-            'max_wait', cyclone._definition_interval(p_name, v_name, 'max_wait', v_node -> 'max_wait'));
+            'max_wait', cyclone._definition_interval(p_name, v_name, 'max_wait', v_node -> 'max_wait'))
+            || CASE WHEN jsonb_array_length(v_node_limits) > 0 THEN jsonb_build_object('limits', v_node_limits)
+                    ELSE '{}'::jsonb END);
     END LOOP;
 
     -- Cycles: peel off, layer by layer, the nodes whose deps are all peeled
@@ -211,7 +296,8 @@ BEGIN
     END IF;
 
     RETURN jsonb_build_object('max_attempts', v_max_attempts, 'nodes', v_nodes)
-        || CASE WHEN p_definition ? 'description' THEN jsonb_build_object('description', p_definition -> 'description') ELSE '{}' END;
+        || CASE WHEN p_definition ? 'description' THEN jsonb_build_object('description', p_definition -> 'description') ELSE '{}' END
+        || CASE WHEN jsonb_array_length(v_limits) > 0 THEN jsonb_build_object('limits', v_limits) ELSE '{}' END;
 END
 $$;
 

@@ -1,18 +1,24 @@
--- Revert cyclone:claim (back to its v0.2.0 deploy script, below; the five-argument
--- claim goes first so that the four-argument one can come back unambiguous).
+-- Revert cyclone:claim (back to its v0.4.0 deploy script, below)
 -- claim() and renew(): the lease half of the worker protocol (SPEC section 6).
 -- claim takes steps with FOR UPDATE SKIP LOCKED, so concurrent workers never get
 -- the same step; each claim bumps lease_generation, which fences every later
--- renew/complete/fail of an older lease.
+-- renew/complete/fail of an older lease. Reworked after v0.2.0: claim takes
+-- p_workflows, and the four-argument form is dropped so that calls with one to
+-- four arguments (a worker of the previous release) still resolve to one function.
 BEGIN;
 
-DROP FUNCTION cyclone.claim(text, text[], int, interval, text[]);
+DROP FUNCTION cyclone._admit(bigint[], int, timestamptz);
+DROP FUNCTION cyclone._limited_candidates(timestamptz, text[], text[], int);
+
+
+DROP FUNCTION IF EXISTS cyclone.claim(text, text[], int, interval);
 
 CREATE OR REPLACE FUNCTION cyclone.claim(
     p_worker text,
     p_handlers text[] DEFAULT NULL,
     p_limit int DEFAULT 1,
-    p_lease_ttl interval DEFAULT '30 seconds')
+    p_lease_ttl interval DEFAULT '30 seconds',
+    p_workflows text[] DEFAULT NULL)
 RETURNS TABLE (step_id bigint, run_id uuid, workflow text, node text, handler text, kind text,
                attempt int, max_attempts int, lease_generation bigint, timeout interval,
                input jsonb, deps jsonb)
@@ -40,10 +46,12 @@ BEGIN
         PERFORM cyclone._require('claim', p_limit > 0, 'p_limit must be positive');
         PERFORM cyclone._require('claim', p_lease_ttl > interval '0', 'p_lease_ttl must be positive');
     END IF;
-    -- Two spellings of one query, so that each has a good generic plan (an
-    -- "p_handlers IS NULL OR ..." filter would not): the claim path runs with
-    -- plan_cache_mode = force_generic_plan and never re-plans.
-    IF p_handlers IS NULL THEN
+    -- Two spellings of one query: the filters cost nothing when there are
+    -- none to apply (an SQL caller's claim), and both have good generic plans
+    -- (the claim path runs with plan_cache_mode = force_generic_plan and never
+    -- re-plans). A worker passes its handlers and its workflows, so that it
+    -- never takes a step of a workflow its code does not declare.
+    IF p_handlers IS NULL AND p_workflows IS NULL THEN
         v_ids := ARRAY(
             SELECT s.id
               FROM cyclone_steps s
@@ -56,8 +64,11 @@ BEGIN
         v_ids := ARRAY(
             SELECT s.id
               FROM cyclone_steps s
-             WHERE s.state = 'available' AND s.scheduled_at <= v_now AND s.handler = ANY (p_handlers)
-               AND EXISTS (SELECT 1 FROM cyclone_runs r WHERE r.id = s.run_id AND r.state = 'running')
+             WHERE s.state = 'available' AND s.scheduled_at <= v_now
+               AND (p_handlers IS NULL OR s.handler = ANY (p_handlers))
+               AND EXISTS (SELECT 1 FROM cyclone_runs r
+                            WHERE r.id = s.run_id AND r.state = 'running'
+                              AND (p_workflows IS NULL OR r.workflow = ANY (p_workflows)))
              ORDER BY s.priority, s.scheduled_at, s.id
              LIMIT p_limit
                FOR UPDATE OF s SKIP LOCKED);
@@ -91,8 +102,9 @@ BEGIN
      ORDER BY c.priority, c.scheduled_at, c.id;
 END
 $$;
-COMMENT ON FUNCTION cyclone.claim(text, text[], int, interval) IS
-    'Lease up to p_limit due steps of running runs (SPEC section 6). Returns input and deps outputs.';
+COMMENT ON FUNCTION cyclone.claim(text, text[], int, interval, text[]) IS
+    'Lease up to p_limit due steps of running runs (SPEC section 6), of the given handlers and workflows '
+    '(NULL = any). Returns input and deps outputs.';
 
 CREATE OR REPLACE FUNCTION cyclone.renew(
     p_step_id bigint,
@@ -132,7 +144,7 @@ COMMENT ON FUNCTION cyclone.renew(bigint, text, bigint, interval) IS
     'its timeout has not passed. False means the worker must cancel the handler.';
 
 REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA cyclone FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION cyclone.claim(text, text[], int, interval), cyclone.renew(bigint, text, bigint, interval)
+GRANT EXECUTE ON FUNCTION cyclone.claim(text, text[], int, interval, text[]), cyclone.renew(bigint, text, bigint, interval)
     TO cyclone_worker, cyclone_admin;
 
 COMMIT;

@@ -1,14 +1,18 @@
--- Revert cyclone:runs (back to its v0.2.0 deploy script, below)
+-- Revert cyclone:runs (back to its v0.4.0 deploy script, below)
 -- A run's life below the DAG: the lock order, creating runs with their steps,
 -- discarding steps, and ending a run with everything still live in it. The DAG
 -- (advance.sql) decides when these happen; nothing here reaches a step, applies
 -- a failure policy or tells a parent run. Internal: granted to no role.
+-- Reworked after v0.2.0: every discard is kept in cyclone_step_errors.
 --
 -- Lock order, everywhere: a run's ancestors first (root down), then the run row,
 -- then its steps. _lock_run() takes the run locks; every transition that touches
 -- a run calls it before it updates a step, and the DAG advance runs under it. A
 -- function that locks several runs locks them in order of _root_run(), then id.
 BEGIN;
+
+DROP FUNCTION cyclone._bucket_of(jsonb, text);
+
 
 -- Locks the run row (after its ancestors, root first) and returns it; NULL when
 -- there is no such run.
@@ -43,7 +47,7 @@ BEGIN
     END IF;
     v_run := cyclone._lock_run(p_run_id);
     IF v_run.id IS NULL THEN
-        RAISE EXCEPTION 'run % does not exist', p_run_id USING ERRCODE = 'P0002';
+        RAISE EXCEPTION 'run % not found', p_run_id USING ERRCODE = 'P0002';
     END IF;
     RETURN v_run;
 END
@@ -138,30 +142,39 @@ END
 $$;
 
 -- Discards the given steps, whatever their live state (the caller has locked
--- the run and chosen them): announces each on channel cyclone_discard and
--- cancels the child run of a child node. Returns the discarded rows. The
--- failure policy is the caller's (advance.sql: _discard_step).
+-- the run and chosen them): keeps the error in cyclone_step_errors, announces
+-- each on channel cyclone_discard and cancels the child run of a child node.
+-- Returns the discarded rows. The failure policy is the caller's (advance.sql:
+-- _discard_step).
 CREATE OR REPLACE FUNCTION cyclone._discard_steps(p_step_ids bigint[], p_error text, p_error_kind text)
 RETURNS SETOF cyclone.cyclone_steps
 LANGUAGE plpgsql
 AS $$
 DECLARE
-    v_step cyclone.cyclone_steps;
+    v_now timestamptz := cyclone.now();
+    v_step record;
 BEGIN
     FOR v_step IN
-        UPDATE cyclone_steps
-           SET state = 'discarded', error = p_error, error_kind = p_error_kind, finished_at = cyclone.now(),
+        WITH old AS (
+            SELECT s.id, s.lease_owner FROM cyclone_steps s WHERE s.id = ANY (p_step_ids) FOR UPDATE
+        )
+        UPDATE cyclone_steps s
+           SET state = 'discarded', error = p_error, error_kind = p_error_kind, finished_at = v_now,
                lease_owner = NULL, lease_expiry = NULL
-         WHERE id = ANY (p_step_ids)
-        RETURNING *
+          FROM old
+         WHERE s.id = old.id
+        RETURNING s.*, old.lease_owner AS was_owner
     LOOP
+        INSERT INTO cyclone_step_errors (run_id, step_id, node, attempt, error_kind, error, worker, discarded, at)
+        VALUES (v_step.run_id, v_step.id, v_step.node, v_step.attempt, p_error_kind, p_error, v_step.was_owner,
+                true, v_now);
         PERFORM pg_notify('cyclone_discard', json_build_object(
             'run_id', v_step.run_id, 'step_id', v_step.id, 'node', v_step.node,
             'error_kind', p_error_kind)::text);
         IF v_step.kind = 'child' AND v_step.child_run_id IS NOT NULL THEN
             PERFORM cyclone._end_run(v_step.child_run_id, 'cancelled', 'run cancelled');
         END IF;
-        RETURN NEXT v_step;
+        RETURN QUERY SELECT s.* FROM cyclone_steps s WHERE s.id = v_step.id;
     END LOOP;
 END
 $$;

@@ -1,10 +1,28 @@
--- Revert cyclone:workflows (back to its v0.2.0 deploy script, below)
+-- Revert cyclone:workflows (back to its v0.4.0 deploy script, below)
 -- define_workflow(): validate a DAG definition (SPEC section 4), fill in every
 -- default, and store the normalised form. Any problem raises 22023 naming it,
 -- before anything is written. Called by workers at start-up and by operators.
+-- Reworked after v0.2.0: every name (workflow, node, handler, signal, a child
+-- node's workflow) is 1 to 200 characters with no control characters.
 BEGIN;
 
-DROP FUNCTION cyclone._check_definition_name(text, text, text);
+DROP FUNCTION cyclone._merge_limits(jsonb, jsonb);
+DROP FUNCTION cyclone._definition_limits(text, text, jsonb);
+
+
+-- 22023 (naming the workflow and p_what) unless p_value is a good name.
+CREATE OR REPLACE FUNCTION cyclone._check_definition_name(p_workflow text, p_what text, p_value text)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE
+AS $$
+DECLARE
+    v_problem text := cyclone._name_problem(p_value);
+BEGIN
+    IF v_problem IS NOT NULL THEN
+        PERFORM cyclone._bad_definition(p_workflow, format('%s %s %s', p_what, cyclone._shown(p_value), v_problem));
+    END IF;
+END
+$$;
 
 -- A positive interval from a definition field, or NULL when the field is absent.
 CREATE OR REPLACE FUNCTION cyclone._definition_interval(p_workflow text, p_node text, p_field text, p_value jsonb)
@@ -93,6 +111,7 @@ BEGIN
             PERFORM cyclone._bad_definition(p_name, format('every node needs a non-empty "name": %s', v_node));
         END IF;
         v_name := v_node ->> 'name';
+        PERFORM cyclone._check_definition_name(p_name, 'node name', v_name);
         IF v_name = ANY (v_names) THEN
             PERFORM cyclone._bad_definition(p_name, format('duplicate node name "%s"', v_name));
         END IF;
@@ -149,6 +168,9 @@ BEGIN
            OR (v_node ? 'signal' AND (jsonb_typeof(v_node -> 'signal') <> 'string' OR v_node ->> 'signal' = '')) THEN
             PERFORM cyclone._bad_definition(p_name, format('node "%s": handler and signal must be non-empty strings', v_name));
         END IF;
+        PERFORM cyclone._check_definition_name(p_name, format('node "%s": %s', v_name, f.key), v_node ->> f.key)
+           FROM unnest(ARRAY['handler', 'signal', 'workflow']) AS f(key)
+          WHERE v_node ? f.key;
         v_priority := 0;
         IF v_node ? 'priority' THEN
             IF jsonb_typeof(v_node -> 'priority') <> 'number'
@@ -210,6 +232,10 @@ BEGIN
     END IF;
     IF p_name = '' THEN
         RAISE EXCEPTION 'define_workflow: the workflow name must not be empty' USING ERRCODE = '22023';
+    END IF;
+    IF cyclone._name_problem(p_name) IS NOT NULL THEN
+        RAISE EXCEPTION 'define_workflow: the workflow name % %', cyclone._shown(p_name), cyclone._name_problem(p_name)
+            USING ERRCODE = '22023';
     END IF;
     v_definition := cyclone._normalize_definition(p_name, p_definition);
     INSERT INTO cyclone_workflows AS w (name, definition, updated_at)

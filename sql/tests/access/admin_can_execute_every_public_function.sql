@@ -14,12 +14,13 @@ SELECT is((SELECT array_agg(proname::text ORDER BY proname) FROM pg_proc
               AND has_function_privilege('cyclone_worker', oid, 'EXECUTE')
               AND proname NOT IN ('claim', 'renew', 'complete', 'complete_many', 'fail', 'tick', 'define_workflow',
                                   'now', 'backoff', 'next_fire', 'schedule', 'unschedule', 'pause_schedule',
-                                  'resume_schedule', 'backfill')),
+                                  'resume_schedule', 'backfill', 'define_limit', 'drop_limit')),
           NULL, 'cyclone_worker can execute nothing beyond its list');
 SELECT is((SELECT array_agg(proname::text ORDER BY proname) FROM pg_proc
             WHERE pronamespace = 'cyclone'::regnamespace
               AND has_function_privilege('cyclone_client', oid, 'EXECUTE')
-              AND proname NOT IN ('submit', 'submit_many', 'get_run', 'signal', 'now', 'next_fire', 'metrics')),
+              AND proname NOT IN ('submit', 'submit_many', 'get_run', 'signal', 'explain_step', 'now', 'next_fire',
+                                  'metrics')),
           NULL, 'cyclone_client can execute nothing beyond its list');
 
 SELECT * FROM finish();

@@ -1,11 +1,12 @@
 -- SPEC section 10: cyclone_worker runs the worker protocol (claim, renew, complete,
--- complete_many, fail, tick, define_workflow); cyclone_client submits and reads
--- (submit, submit_many, get_run, signal); operator actions and the clock are
--- cyclone_admin's only. next_fire (SPEC 13) is for every role; the schedule
--- functions for cyclone_worker (an app registers its schedules) and cyclone_admin;
--- metrics (SPEC 14) for cyclone_client and cyclone_admin.
+-- complete_many, fail, tick, define_workflow, and the limits: define_limit,
+-- drop_limit); cyclone_client submits and reads (submit, submit_many, get_run,
+-- signal, explain_step); operator actions and the clock are cyclone_admin's
+-- only. next_fire (SPEC 13) is for every role; the schedule functions for
+-- cyclone_worker (an app registers its schedules) and cyclone_admin; metrics
+-- (SPEC 14) for cyclone_client and cyclone_admin.
 BEGIN;
-SELECT plan(87);
+SELECT plan(96);
 
 CREATE TEMP TABLE expected (fn text, worker boolean, client boolean, admin boolean);
 INSERT INTO expected VALUES
@@ -37,7 +38,10 @@ INSERT INTO expected VALUES
     ('cyclone.pause_schedule(text)',                               true,  false, true),
     ('cyclone.resume_schedule(text)',                              true,  false, true),
     ('cyclone.backfill(text, timestamptz, timestamptz)',           true,  false, true),
-    ('cyclone.metrics()',                                          false, true,  true);
+    ('cyclone.metrics()',                                          false, true,  true),
+    ('cyclone.define_limit(text, int, int, interval)',             true,  false, true),
+    ('cyclone.drop_limit(text)',                                   true,  false, true),
+    ('cyclone.explain_step(bigint)',                               false, true,  true);
 
 SELECT is(has_function_privilege('cyclone_worker', fn, 'EXECUTE'), worker,
           format('cyclone_worker %s execute %s', CASE WHEN worker THEN 'can' ELSE 'cannot' END, fn))

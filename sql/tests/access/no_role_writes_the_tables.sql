@@ -2,7 +2,7 @@
 -- every write goes through the functions. The client reads the views and the run
 -- and step tables (SPEC 10); the admin reads everything; the worker reads nothing directly.
 BEGIN;
-SELECT plan(12);
+SELECT plan(17);
 
 SELECT cmp_ok((SELECT count(*)::int FROM pg_class WHERE relnamespace = 'cyclone'::regnamespace AND relkind IN ('r', 'v')),
               '>=', 7, 'the schema has its tables and views');
@@ -24,6 +24,11 @@ SELECT table_privs_are('cyclone', 'cyclone_steps', 'cyclone_admin', ARRAY['SELEC
 SELECT table_privs_are('cyclone', 'clock', 'cyclone_admin', ARRAY['SELECT'], 'admin: SELECT only on the clock (advance_time moves it)');
 SELECT ok(has_table_privilege('cyclone_client', 'cyclone.' || v, 'SELECT'), format('cyclone_client can read %s', v))
   FROM unnest(ARRAY['cyclone_v_runs', 'cyclone_v_steps']) v;
+-- SPEC 12: every role reads cyclone_v_limits; the limit tables are the admin's to read.
+SELECT ok(has_table_privilege(r, 'cyclone.cyclone_v_limits', 'SELECT'), format('%s can read cyclone_v_limits', r))
+  FROM unnest(ARRAY['cyclone_worker', 'cyclone_client', 'cyclone_admin']) r;
+SELECT table_privs_are('cyclone', 'cyclone_limits', 'cyclone_client', ARRAY[]::text[], 'client: no privilege on cyclone_limits');
+SELECT table_privs_are('cyclone', 'cyclone_buckets', 'cyclone_worker', ARRAY[]::text[], 'worker: no privilege on cyclone_buckets');
 
 SELECT * FROM finish();
 ROLLBACK;
