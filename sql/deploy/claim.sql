@@ -51,9 +51,10 @@ BEGIN
               FROM cyclone_steps s
              WHERE s.queue_bucket = v_queue.id AND s.state = 'available' AND s.scheduled_at <= p_now
                AND (p_handlers IS NULL OR s.handler = ANY (p_handlers))
-               AND EXISTS (SELECT 1 FROM cyclone_runs r
-                            WHERE r.id = s.run_id AND r.state = 'running'
-                              AND (p_workflows IS NULL OR r.workflow = ANY (p_workflows)))
+               -- A scalar subquery, not EXISTS: a semi-join's generic plan drove
+               -- from cyclone_runs and sorted the whole queue (13 ms for 10,000).
+               AND (SELECT r.state = 'running' AND (p_workflows IS NULL OR r.workflow = ANY (p_workflows))
+                      FROM cyclone_runs r WHERE r.id = s.run_id)
                AND (cardinality(s.buckets) = 1
                     OR NOT EXISTS (SELECT 1 FROM unnest(s.buckets) b(id)
                                     WHERE b.id <> v_queue.id AND cyclone._bucket_room(b.id, p_now) = 0))

@@ -91,37 +91,65 @@ CREATE INDEX cyclone_steps_limited_live
 -- running count). Exact when the caller holds the bucket row lock.
 CREATE OR REPLACE FUNCTION cyclone._bucket_room(p_bucket bigint, p_now timestamptz)
 RETURNS int
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 AS $$
-    SELECT greatest(0, least(
-        CASE WHEN l.concurrency IS NULL THEN 2147483647
-             ELSE l.concurrency - (SELECT count(*) FROM (SELECT 1 FROM cyclone.cyclone_slots s
-                                                          WHERE s.bucket_id = b.id LIMIT l.concurrency) x)::int END,
-        CASE WHEN l.rate IS NULL THEN 2147483647
-             ELSE l.rate - (SELECT count(*) FROM (SELECT 1 FROM cyclone.cyclone_bucket_claims c
-                                                   WHERE c.bucket_id = b.id AND c.at > p_now - l.period
-                                                   LIMIT l.rate) x)::int END))
-      FROM cyclone.cyclone_buckets b
-      JOIN cyclone.cyclone_limits l ON l.name = b.limit_name
-     WHERE b.id = p_bucket
+-- PL/pgSQL, not SQL: claim calls it inside its queries, and a SQL function that
+-- cannot be inlined would be planned again on every call.
+DECLARE
+    v_limit cyclone.cyclone_limits;
+    v_room int := 2147483647;
+BEGIN
+    SELECT l.* INTO v_limit
+      FROM cyclone_buckets b JOIN cyclone_limits l ON l.name = b.limit_name
+     WHERE b.id = p_bucket;
+    IF NOT FOUND THEN
+        RETURN NULL;
+    END IF;
+    IF v_limit.concurrency IS NOT NULL THEN
+        v_room := v_limit.concurrency - (SELECT count(*) FROM (SELECT 1 FROM cyclone_slots s
+                                                                 WHERE s.bucket_id = p_bucket
+                                                                 LIMIT v_limit.concurrency) x)::int;
+    END IF;
+    IF v_limit.rate IS NOT NULL AND v_room > 0 THEN
+        v_room := least(v_room, v_limit.rate - (SELECT count(*) FROM (SELECT 1 FROM cyclone_bucket_claims c
+                                                                        WHERE c.bucket_id = p_bucket
+                                                                          AND c.at > p_now - v_limit.period
+                                                                        LIMIT v_limit.rate) x)::int);
+    END IF;
+    RETURN greatest(v_room, 0);
+END
 $$;
 
 -- A running step that leaves running (complete, complete_many, fail, sweep,
 -- cancel, deadline, a run failing fast: any UPDATE of its state) gives its
--- slots back in the same statement, and wakes idle workers when a limited step
--- is due, as one may have been held back by these slots (SPEC 5). No bucket
--- row is locked: the running count is the number of slot rows.
+-- slots back in the same statement. When one of them was the last free slot of
+-- a full bucket and a limited step is due, a held-back step may now run: wake
+-- idle workers (SPEC 5). A slot of a bucket with room frees nobody, and sends
+-- nothing (a NOTIFY serialises commits). No bucket row is locked: the running
+-- count is the number of slot rows.
 CREATE OR REPLACE FUNCTION cyclone._release_slots()
 RETURNS trigger
 LANGUAGE plpgsql
 AS $$
 BEGIN
     DELETE FROM cyclone_slots s WHERE s.step_id = OLD.id;
-    PERFORM 1 FROM cyclone_steps s
-     WHERE s.state = 'available' AND s.queue_bucket > 0 AND s.scheduled_at <= cyclone.now()
-     LIMIT 1;
+    IF NOT FOUND THEN
+        RETURN NULL;  -- rate-only buckets hold no slot
+    END IF;
+    PERFORM 1
+       FROM unnest(OLD.buckets) AS b(id)
+       JOIN cyclone_buckets k ON k.id = b.id
+       JOIN cyclone_limits l ON l.name = k.limit_name
+      WHERE l.concurrency IS NOT NULL
+        AND (SELECT count(*) FROM (SELECT 1 FROM cyclone_slots x WHERE x.bucket_id = b.id
+                                    LIMIT l.concurrency) y) = l.concurrency - 1;
     IF FOUND THEN
-        PERFORM pg_notify('cyclone_wakeup', '');
+        PERFORM 1 FROM cyclone_steps s
+         WHERE s.state = 'available' AND s.queue_bucket > 0 AND s.scheduled_at <= cyclone.now()
+         LIMIT 1;
+        IF FOUND THEN
+            PERFORM pg_notify('cyclone_wakeup', '');
+        END IF;
     END IF;
     RETURN NULL;
 END

@@ -1,0 +1,143 @@
+"""``python -m bench.limits [--quick | --smoke]``: what limits (SPEC 12) cost.
+
+1. held_back  claim latency (claim 1, then complete it, client round trip) with
+              100,000 available steps held back by a saturated limit ahead of
+              the claimable ones in claim order, vs the same claims with no
+              held-back step. Target: at most 2x.
+2. drain      10,000 single-step runs drained by one worker process
+              (concurrency 10): no limit (the baseline, same run), a
+              non-binding limit (concurrency 1,000; target: at least 0.8x), and
+              a per-key limit (100 keys, concurrency 2 each).
+
+Steps' buckets are fixed at submit, so the runs are submitted while the
+workflow names the limit; the worker then registers its own (unlimited)
+definition, which changes nothing for them. Rates come from the steps' own
+timestamps, as in bench/sections.py. Prints one JSON object; not a timed test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import statistics
+import sys
+from typing import Any
+
+import psycopg
+from psycopg.types.json import Jsonb
+
+from bench import harness
+from bench.sections import _claim_latencies, _drain_with_worker
+from cyclone_py import db
+
+logger = logging.getLogger("bench.limits")
+
+HELD_DEF = {"nodes": [{"name": "noop", "limits": [{"name": "held"}]}]}
+
+
+def _connect(dsn: str) -> psycopg.Connection[Any]:
+    return psycopg.connect(dsn, autocommit=True)
+
+
+def held_back(dbs: harness.Databases, held: int, free: int, samples: int) -> dict[str, Any]:
+    out: dict[str, Any] = {"held_back": held, "samples": samples}
+    for side in ("none", "held"):
+        dsn = dbs.fresh(f"held_{side}")
+        try:
+            harness.define_workflows(dsn)
+            with _connect(dsn) as c:
+                if side == "held":
+                    c.execute("SELECT cyclone.define_limit('held', 1)")
+                    c.execute("SELECT cyclone.define_workflow('bench_held', %s)", (Jsonb(HELD_DEF),))
+                    row = c.execute("SELECT cyclone.submit('bench_held', '{\"n\": 0}')").fetchone()
+                    assert row is not None
+                    harness.clone_runs(c, str(row[0]), held)
+                    # Saturate: one step takes the one slot and keeps it.
+                    taken = c.execute(
+                        "SELECT count(*) FROM cyclone.claim('bench-holder', NULL, 1, '1 hour')").fetchone()
+                    assert taken == (1,)
+                # The claimable steps come after the held-back ones in claim order.
+                harness.noop_runs(c, free)
+                c.execute("VACUUM ANALYZE cyclone.cyclone_runs")
+                c.execute("VACUUM ANALYZE cyclone.cyclone_steps")
+                _claim_latencies(c, 20)  # warm the plan caches
+                claim_ms, _ = _claim_latencies(c, samples)
+                if side == "held":
+                    left = c.execute("SELECT count(*) FROM cyclone.cyclone_steps WHERE state = 'available' "
+                                     "AND queue_bucket <> 0").fetchone()
+                    assert left is not None and left[0] == held, "the held-back steps stayed available"
+            out[f"claim_ms_{side}"] = round(statistics.median(claim_ms), 3)
+            out[f"claim_p95_ms_{side}"] = round(harness.percentile(claim_ms, 95), 3)
+        finally:
+            dbs.drop(dsn)
+    out["ratio"] = round(out["claim_ms_held"] / out["claim_ms_none"], 3)
+    logger.info("held_back: %.3f ms with %d held back vs %.3f ms with none: %.2fx",
+                out["claim_ms_held"], held, out["claim_ms_none"], out["ratio"])
+    return out
+
+
+def drain(dbs: harness.Databases, runs: int, timeout: float) -> dict[str, Any]:
+    cases = {
+        "unlimited": (None, lambda i: {"n": i}),
+        "non_binding": ("SELECT cyclone.define_limit('wide', 1000)", lambda i: {"n": i}),
+        "per_key": ("SELECT cyclone.define_limit('tenant', 2)", lambda i: {"n": i, "tenant": f"t{i % 100}"}),
+    }
+    limits = {"non_binding": [{"name": "wide"}], "per_key": [{"name": "tenant", "key": "tenant"}]}
+    out: dict[str, Any] = {"runs": runs}
+    for case, (limit_sql, make_input) in cases.items():
+        dsn = dbs.fresh(f"ldrain_{case}")
+        try:
+            harness.define_workflows(dsn)
+            with _connect(dsn) as c:
+                if limit_sql is not None:
+                    c.execute(limit_sql)
+                    c.execute("SELECT cyclone.define_workflow('bench_noop', %s)",
+                              (Jsonb({"nodes": [{"name": "noop", "limits": limits[case]}]}),))
+                for start in range(0, runs, 1000):
+                    c.execute("SELECT count(*) FROM cyclone.submit_many('bench_noop', %s)",
+                              ([Jsonb(make_input(i)) for i in range(start, min(runs, start + 1000))],))
+                if limit_sql is not None:
+                    limited = c.execute("SELECT count(*) FROM cyclone.cyclone_steps WHERE buckets <> '{}'").fetchone()
+                    assert limited == (runs,)
+            res = _drain_with_worker(dsn, runs, runs, timeout)
+            out[f"{case}_steps_s"] = res["steps_s"]
+            logger.info("drain %s: %.0f steps/s", case, res["steps_s"])
+        finally:
+            dbs.drop(dsn)
+    out["non_binding_ratio"] = round(out["non_binding_steps_s"] / out["unlimited_steps_s"], 3)
+    out["per_key_ratio"] = round(out["per_key_steps_s"] / out["unlimited_steps_s"], 3)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.limits", description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smaller sizes")
+    parser.add_argument("--smoke", action="store_true", help="tiny sizes (the numbers mean nothing)")
+    parser.add_argument("--only", default="held_back,drain")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s bench: %(message)s", datefmt="%H:%M:%S")
+    held, free, samples, runs = ((200, 200, 50, 300) if args.smoke else
+                                 (100_000, 2_000, 300, 3_000) if args.quick else
+                                 (100_000, 5_000, 1_000, 10_000))
+    cluster = db.embedded()
+    cluster.start()
+    dbs = harness.Databases(cluster)
+    results: dict[str, Any] = {"machine": {"cpus": os.cpu_count()}}
+    try:
+        dbs.drop_stale()
+        dbs.deploy_template()
+        only = args.only.split(",")
+        if "held_back" in only:
+            results["held_back"] = held_back(dbs, held, free, samples)
+        if "drain" in only:
+            results["drain"] = drain(dbs, runs, timeout=600)
+    finally:
+        dbs.drop_all()
+    print(json.dumps(results, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
