@@ -147,6 +147,54 @@ BEGIN
 END
 $$;
 
+-- Whether a claim with no handler or workflow filter would take a step now:
+-- tick() asks it to wake idle workers. Queue 0 in claim order first (the
+-- claim index answers with one entry), then the queues of buckets with room;
+-- a step held back by a full bucket is not work for a worker.
+CREATE OR REPLACE FUNCTION cyclone._claimable_exists(p_now timestamptz)
+RETURNS boolean
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+    v_queue bigint;
+BEGIN
+    PERFORM 1 FROM cyclone_steps s
+     WHERE s.queue_bucket = 0 AND s.state = 'available' AND s.scheduled_at <= p_now
+       AND (SELECT r.state = 'running' FROM cyclone_runs r WHERE r.id = s.run_id)
+     ORDER BY s.priority, s.scheduled_at, s.id
+     LIMIT 1;
+    IF FOUND THEN
+        RETURN true;
+    END IF;
+    FOR v_queue IN
+        WITH RECURSIVE q(id) AS (
+            (SELECT s.queue_bucket FROM cyclone_steps s
+              WHERE s.state = 'available' AND s.queue_bucket > 0
+              ORDER BY s.queue_bucket LIMIT 1)
+            UNION ALL
+            SELECT (SELECT s.queue_bucket FROM cyclone_steps s
+                     WHERE s.state = 'available' AND s.queue_bucket > q.id
+                     ORDER BY s.queue_bucket LIMIT 1)
+              FROM q WHERE q.id IS NOT NULL)
+        SELECT q.id FROM q WHERE q.id IS NOT NULL
+    LOOP
+        CONTINUE WHEN cyclone._bucket_room(v_queue, p_now) = 0;
+        PERFORM 1 FROM cyclone_steps s
+         WHERE s.queue_bucket = v_queue AND s.state = 'available' AND s.scheduled_at <= p_now
+           AND (SELECT r.state = 'running' FROM cyclone_runs r WHERE r.id = s.run_id)
+           AND (cardinality(s.buckets) = 1
+                OR NOT EXISTS (SELECT 1 FROM unnest(s.buckets) b(id)
+                                WHERE b.id <> v_queue AND cyclone._bucket_room(b.id, p_now) = 0))
+         ORDER BY s.priority, s.scheduled_at, s.id
+         LIMIT 1;
+        IF FOUND THEN
+            RETURN true;
+        END IF;
+    END LOOP;
+    RETURN false;
+END
+$$;
+
 CREATE OR REPLACE FUNCTION cyclone.claim(
     p_worker text,
     p_handlers text[] DEFAULT NULL,

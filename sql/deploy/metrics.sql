@@ -1,5 +1,5 @@
 -- Deploy cyclone:metrics
--- requires: tables schedules clock
+-- requires: tables schedules limits clock
 -- metrics() (SPEC 14): gauges of the engine's state for exporters, one row per
 -- gauge and label set. Cheap at any history size: it reads live steps and runs
 -- and dead letters through partial indexes, never finished history. Counters of
@@ -54,6 +54,16 @@ BEGIN
          GROUP BY r.workflow, s.state
     ), runs AS MATERIALIZED (
         SELECT r.workflow, r.state, count(*) AS n FROM live_runs r GROUP BY r.workflow, r.state
+    ), limits AS MATERIALIZED (
+        SELECT li.name, EXISTS (SELECT 1 FROM cyclone_workflows w,
+                                       jsonb_array_elements(w.definition -> 'nodes') n,
+                                       jsonb_array_elements(coalesce(n -> 'limits', '[]')) t
+                                 WHERE t ->> 'name' = li.name AND t ? 'key') AS keyed
+          FROM cyclone_limits li
+    ), busy AS MATERIALIZED (
+        SELECT x.bucket_id FROM cyclone_slots x
+        UNION
+        SELECT c.bucket_id FROM cyclone_bucket_claims c
     )
     SELECT 'cyclone_runs', jsonb_build_object('workflow', w.name, 'state', st.state), coalesce(x.n, 0)::float8
       FROM cyclone_workflows w CROSS JOIN unnest(ARRAY['running', 'paused']) AS st(state)
@@ -85,7 +95,24 @@ BEGIN
     UNION ALL
     SELECT 'cyclone_schedule_next_fire_timestamp_seconds', jsonb_build_object('schedule', sc.name),
            extract(epoch FROM sc.next_fire_at)::float8
-      FROM cyclone_schedules sc WHERE NOT sc.paused;
+      FROM cyclone_schedules sc WHERE NOT sc.paused
+    UNION ALL
+    -- Limits: a limit some definition takes with a key reports its total, never
+    -- a bucket (bucket names are run input); one without a key, its bucket ''.
+    SELECT 'cyclone_limit_running',
+           CASE WHEN l.keyed THEN jsonb_build_object('limit', l.name)
+                ELSE jsonb_build_object('limit', l.name, 'bucket', '') END,
+           (SELECT count(*) FROM cyclone_slots x JOIN cyclone_buckets b ON b.id = x.bucket_id
+             WHERE b.limit_name = l.name)::float8
+      FROM limits l
+    UNION ALL
+    -- A bucket without room: its running slots or its rate window are full.
+    -- Only buckets holding slots or claim times can be (never every bucket a
+    -- key ever named).
+    SELECT 'cyclone_limit_saturated_buckets', jsonb_build_object('limit', l.name),
+           (SELECT count(*) FROM busy k JOIN cyclone_buckets b ON b.id = k.bucket_id
+             WHERE b.limit_name = l.name AND cyclone._bucket_room(b.id, v_now) = 0)::float8
+      FROM limits l;
 END
 $$;
 COMMENT ON FUNCTION cyclone.metrics() IS

@@ -1,5 +1,5 @@
 -- Deploy cyclone:tick
--- requires: tick@v0.4.0 sweep deadlines runs checks clock schedules
+-- requires: tick@v0.5.0 sweep deadlines runs checks clock schedules claim
 -- tick(): one bounded pass of everything time-driven (sweep, deadlines, max_wait,
 -- due schedule slots, wake-ups for steps whose scheduled_at arrived). The worker calls it on its poll
 -- interval; pg_cron can call it too (schedule_tick / unschedule_tick, which look
@@ -13,6 +13,9 @@
 -- other transaction can see them.)
 -- Reworked after v0.4.0: due schedule slots are fired (schedules.sql), at most
 -- 100 runs and 1,000 slots looked at a call.
+-- Reworked after v0.5.0: the wake-up asks claim.sql's _claimable_exists, so a
+-- step held back by a full limit bucket wakes nobody (and the check still
+-- reads one index entry when steps without limits are due).
 BEGIN;
 
 CREATE OR REPLACE FUNCTION cyclone.tick(p_max_reclaims int DEFAULT 0)
@@ -68,15 +71,7 @@ BEGIN
       FROM cyclone_steps s JOIN cyclone_runs r ON r.id = s.run_id
      WHERE s.id = ANY (v_ids) AND s.state = 'discarded';
 
-    -- Due work left: the first step in claim order, so that the claim index
-    -- answers it even when the statistics still count a drained backlog (an
-    -- EXISTS was planned as a sequential scan then).
-    PERFORM 1 FROM cyclone_steps s
-     WHERE s.state = 'available' AND s.scheduled_at <= v_now
-       AND EXISTS (SELECT 1 FROM cyclone_runs r WHERE r.id = s.run_id AND r.state = 'running')
-     ORDER BY s.priority, s.scheduled_at, s.id
-     LIMIT 1;
-    IF FOUND THEN
+    IF cyclone._claimable_exists(v_now) THEN
         PERFORM pg_notify('cyclone_wakeup', '');
     END IF;
 

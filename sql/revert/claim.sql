@@ -7,6 +7,7 @@
 -- four arguments (a worker of the previous release) still resolve to one function.
 BEGIN;
 
+DROP FUNCTION cyclone._claimable_exists(timestamptz);
 DROP FUNCTION cyclone._admit(bigint[], int, timestamptz);
 DROP FUNCTION cyclone._limited_candidates(timestamptz, text[], text[], int);
 

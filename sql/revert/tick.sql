@@ -1,12 +1,17 @@
--- Revert cyclone:tick (back to its v0.4.0 deploy script, below)
+-- Revert cyclone:tick (back to its v0.5.0 deploy script, below)
 -- tick(): one bounded pass of everything time-driven (sweep, deadlines, max_wait,
--- wake-ups for steps whose scheduled_at arrived). The worker calls it on its poll
+-- due schedule slots, wake-ups for steps whose scheduled_at arrived). The worker calls it on its poll
 -- interval; pg_cron can call it too (schedule_tick / unschedule_tick, which look
 -- for pg_cron only when called, so the engine deploys without it).
--- Lock order: every run the pass will act on is locked first, by root run then
--- run id (see runs.sql); each phase alone keeps that order, but one phase
--- after another would not, and a complete_many() batch waiting the other way
--- round would deadlock with it.
+-- Lock order: the due schedules first (SKIP LOCKED, so two ticks never fire
+-- one slot), then every run the pass will act on, by root run then run id
+-- (see runs.sql): the sweep's, the deadlines', the max_waits' and the runs an
+-- overlap cancel_other will cancel. Each phase alone keeps that order, but one
+-- phase after another would not, and a complete_many() batch waiting the other
+-- way round would deadlock with it. (The runs a schedule submits are new: no
+-- other transaction can see them.)
+-- Reworked after v0.4.0: due schedule slots are fired (schedules.sql), at most
+-- 100 runs and 1,000 slots looked at a call.
 BEGIN;
 
 CREATE OR REPLACE FUNCTION cyclone.tick(p_max_reclaims int DEFAULT 0)
@@ -23,16 +28,21 @@ DECLARE
     v_ids bigint[];
     v_discarded jsonb;
     v_run_id uuid;
+    v_schedules text[];
+    v_fired record;
 BEGIN
-    -- Every run the three phases below will act on, locked first (same
-    -- candidate functions, same limits).
+    v_schedules := cyclone._lock_due_schedules(v_now, 100);
+    -- Every run the phases below will act on, locked first (same candidate
+    -- functions, same limits).
     FOR v_run_id IN
         SELECT d.run_id
           FROM (SELECT c.run_id FROM cyclone._sweep_candidates(v_now, 100) c
                 UNION
                 SELECT c FROM cyclone._deadline_candidates(v_now, 100) c
                 UNION
-                SELECT c.run_id FROM cyclone._wait_candidates(v_now, 100) c) d
+                SELECT c.run_id FROM cyclone._wait_candidates(v_now, 100) c
+                UNION
+                SELECT c FROM cyclone._schedule_cancellations(v_schedules) c) d
          ORDER BY cyclone._root_run(d.run_id), d.run_id
     LOOP
         PERFORM cyclone._lock_run(v_run_id);
@@ -41,6 +51,7 @@ BEGIN
     SELECT coalesce(jsonb_agg(to_jsonb(s)), '[]') INTO v_sweep FROM cyclone.sweep(p_max_reclaims, 100) s;
     v_deadlines := ARRAY(SELECT cyclone.enforce_deadlines(100));
     v_waits := ARRAY(SELECT cyclone._expire_waits(100));
+    SELECT * INTO v_fired FROM cyclone._fire_schedules(v_schedules, v_now, 100, 1000);
 
     -- The dead letters of this pass, gathered by id first: a filter over every
     -- discarded step would grow with the dead-letter queue, on every tick.
@@ -74,11 +85,14 @@ BEGIN
         'discarded', (SELECT count(*) FROM jsonb_array_elements(v_sweep) e WHERE e ->> 'action' = 'discarded'),
         'deadlines', cardinality(v_deadlines),
         'max_wait', cardinality(v_waits),
+        'scheduled', v_fired.scheduled,
+        'skipped_slots', v_fired.skipped,
         'discarded_steps', v_discarded);
 END
 $$;
 COMMENT ON FUNCTION cyclone.tick(int) IS
-    'One pass of time-driven work. Returns {"reclaimed","retried","discarded","deadlines","max_wait"} '
+    'One pass of time-driven work. Returns {"reclaimed","retried","discarded","deadlines","max_wait",'
+    '"scheduled","skipped_slots"} '
     'counts, plus "discarded_steps": the dead letters this pass made, for error hooks.';
 
 CREATE OR REPLACE FUNCTION cyclone.schedule_tick(p_schedule text DEFAULT '* * * * *', p_max_reclaims int DEFAULT 0)
