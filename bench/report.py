@@ -17,6 +17,7 @@ KEYS = (
     "latency_p50_ms", "latency_p95_ms", "latency_p99_ms", "sql_tps", "pgbench_tps",
     "sql_ratio_vs_pgbench", "claim_ms_10k", "claim_ms_1m", "claim_1m_vs_10k", "size_ratio_after_prune",
     "tick_ms_dead_letters", "tick_ms_no_schedules", "tick_ms_1000_schedules", "tick_1000_schedules_vs_none",
+    "metrics_ms", "metrics_history_ratio",
 )
 
 SETTINGS = (
@@ -44,6 +45,7 @@ TARGETS = (
     Target("claim_1m_vs_10k", "claim big / small", "<= 1.5", lambda v: v <= 1.5),
     Target("size_ratio_after_prune", "size after prune", "<= 1.2 (within 20%)", lambda v: v <= 1.2),
     Target("tick_ms_1000_schedules", "tick, 1,000 schedules", "<= 20 ms", lambda v: v <= 20),
+    Target("metrics_ms", "metrics() scrape", "<= 50 ms", lambda v: v <= 50),
 )
 
 
@@ -129,6 +131,7 @@ def table(results: dict[str, Any]) -> str:
         ("tick, dead-letter queue", "tick_ms_dead_letters", "ms", f"{sizes.get('dead_letters')} dead letters"),
         ("tick, no schedule", "tick_ms_no_schedules", "ms", ""),
         ("tick, 1,000 schedules", "tick_ms_1000_schedules", "ms", "none due"),
+        ("metrics() scrape", "metrics_ms", "ms", f"{(sizes.get('drain_runs') or 0) * 100} finished steps"),
     ]
     w = max(len(r[0]) for r in rows)
     for label, key, unit, note in rows:

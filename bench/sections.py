@@ -11,6 +11,8 @@
            cost of each of its statements (bench/profile.py).
 7. schedules tick with 1,000 schedules none due vs none; firing 100 slots;
            skipping 1,000 (bench/schedules.py).
+8. metrics one scrape of cyclone.metrics() at 1,000,000 finished and
+           100,000 live steps vs live steps only (bench/metrics.py).
 
 Rates are taken from the database's own timestamps (first claim -> last
 completion) on both sides of every ratio, so process start-up is excluded the
@@ -34,6 +36,7 @@ import psycopg
 
 from bench import harness
 from bench.harness import Databases
+from bench.metrics import metrics
 from bench.profile import profile
 from bench.schedules import schedules
 from cyclone_py import Client, db
@@ -566,4 +569,4 @@ def scale(dbs: Databases, cfg: Config) -> dict[str, Any]:
 
 
 SECTIONS = {"drain": drain, "dag": dag, "latency": latency, "sql": sql_ceiling, "scale": scale,
-            "profile": profile, "schedules": schedules}
+            "profile": profile, "schedules": schedules, "metrics": metrics}
