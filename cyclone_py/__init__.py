@@ -28,7 +28,7 @@ from cyclone_py.schedule import Schedule
 from cyclone_py.worker import Worker
 from cyclone_py.workflow import App, Workflow
 
-__version__ = "0.5.0"
+__version__ = "0.6.0"
 
 __all__ = [
     "App",
