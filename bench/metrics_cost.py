@@ -111,7 +111,7 @@ def _drain(dbs: harness.Databases, side: str, n: int, scrape_every: float) -> di
 
 def _median(rounds: list[dict[str, Any]], key: str) -> float | None:
     values = [r[key] for r in rounds if r[key] is not None]
-    return statistics.median(values) if values else None
+    return round(statistics.median(values), 3) if values else None
 
 
 def main(argv: list[str] | None = None) -> int:

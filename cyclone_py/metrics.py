@@ -19,7 +19,6 @@ talks to the database or decides anything: metrics only observe.
 from __future__ import annotations
 
 import importlib.metadata
-import logging
 import re
 import socket
 import threading
@@ -33,9 +32,6 @@ if TYPE_CHECKING:
     from prometheus_client import Counter, Histogram
 
 __all__ = ["MetricsServerError", "StepSeries", "WorkerMetrics", "parse_listen"]
-
-# The worker's threads log as the worker (docs/python.md).
-logger = logging.getLogger("cyclone_py.worker")
 
 PREFIX = "cyclone_worker"
 
