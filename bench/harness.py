@@ -115,9 +115,10 @@ class WorkerProcess:
 
 
 def start_worker(dsn: str, *, concurrency: int = 10, poll_interval: float = 1.0,
-                 root: Path | None = None) -> WorkerProcess:
+                 root: Path | None = None, args: Sequence[str] = ()) -> WorkerProcess:
     """One ``cyclone worker`` process serving bench.apps:app, with the code of
-    ``root`` (default: this checkout; bench.ab runs another release's worker)."""
+    ``root`` (default: this checkout; bench.ab runs another release's worker)
+    and the options ``args`` besides (bench.metrics_cost: ``--metrics-listen``)."""
     root = ROOT if root is None else root
     cmd = [
         sys.executable, "-m", "cyclone_py.cli", "--dsn", dsn, "worker",
@@ -126,6 +127,7 @@ def start_worker(dsn: str, *, concurrency: int = 10, poll_interval: float = 1.0,
         "--poll-interval", str(poll_interval),
         "--shutdown-grace", "5",
         "--log-level", os.environ.get("CYCLONE_BENCH_WORKER_LOG", "WARNING"),
+        *args,
     ]
     t = time.time()
     proc = subprocess.Popen(cmd, cwd=root, env={**os.environ, "PYTHONPATH": str(root)})

@@ -28,6 +28,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -104,9 +105,11 @@ def _per_step(value: float | None, steps: int, scale: float = 1000.0) -> float |
 
 
 def _drain_with_worker(dsn: str, runs: int, steps: int, timeout: float,
-                       worker_root: Path | None = None) -> dict[str, Any]:
-    """Start one worker process, wait until all ``steps`` are completed (so all
-    ``runs`` finished), stop it; the rate comes from the steps' own timestamps.
+                       worker_root: Path | None = None, worker_args: Sequence[str] = (),
+                       before_stop: Callable[[], None] | None = None) -> dict[str, Any]:
+    """Start one worker process (with ``worker_args``), wait until all ``steps``
+    are completed (so all ``runs`` finished), call ``before_stop``, stop it; the
+    rate comes from the steps' own timestamps.
 
     Commits per step count every transaction of the database during the drain,
     the bench's own read-only polls included (about 20 a second, on both sides)."""
@@ -116,12 +119,14 @@ def _drain_with_worker(dsn: str, runs: int, steps: int, timeout: float,
         commits_before = harness.commits(c)
         lsn = harness.wal_lsn(c)
     sampler = harness.CpuSampler(dsn)
-    worker = harness.start_worker(dsn, concurrency=CONCURRENCY, root=worker_root)
+    worker = harness.start_worker(dsn, concurrency=CONCURRENCY, root=worker_root, args=worker_args)
     sampler.client_pid = worker.proc.pid
     try:
         done = harness.wait_runs_done(dsn, steps, timeout=timeout, proc=worker.proc, poll=0.1, sampler=sampler,
                                       count_sql=STEPS_DONE)
         sampler.sample()
+        if before_stop is not None:
+            before_stop()
     finally:
         worker.stop()
         sampler.close()

@@ -33,8 +33,9 @@ from uuid import UUID
 
 import click
 
-from cyclone_py import db, errors
+from cyclone_py import db, errors, logs
 from cyclone_py.client import Client, Run, RunRow, ScheduleRow, StepError, StepRow, check_reachable
+from cyclone_py.metrics import parse_listen
 from cyclone_py.vocabulary import (
     DISCARD_KINDS,
     OVERLAP_POLICIES,
@@ -135,20 +136,6 @@ class CycloneGroup(click.Group):
             if os.environ.get("CYCLONE_DEBUG"):
                 raise
             fail(f"unexpected error: {type(exc).__name__}: {exc} (CYCLONE_DEBUG=1 shows the traceback)")
-
-
-# -- logging ------------------------------------------------------------------
-
-
-class KeyValueFormatter(logging.Formatter):
-    """Plain log lines with the structured ``extra`` fields appended as key=value."""
-
-    _standard = frozenset(vars(logging.LogRecord("", 0, "", 0, "", (), None))) | {"message", "asctime"}
-
-    def format(self, record: logging.LogRecord) -> str:
-        line = super().format(record)
-        extras = " ".join(f"{k}={v}" for k, v in vars(record).items() if k not in self._standard)
-        return f"{line} {extras}" if extras else line
 
 
 # -- the database -------------------------------------------------------------
@@ -277,6 +264,19 @@ class JsonValue(click.ParamType):  # type: ignore[type-arg]  # generic from clic
             return json.loads(text, parse_constant=_reject_constant)
         except ValueError as exc:
             self.fail(f"not valid JSON: {exc}", param, ctx)
+
+
+class ListenAddress(click.ParamType):  # type: ignore[type-arg]  # generic from click 8.5 on
+    """``HOST:PORT`` to serve on (``:PORT``: every interface; ``[::1]:PORT``)."""
+
+    name = "host:port"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        try:
+            parse_listen(str(value))
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+        return str(value).strip()
 
 
 class RunIdType(click.ParamType):  # type: ignore[type-arg]  # generic from click 8.5 on
@@ -618,6 +618,12 @@ def import_app(spec: str) -> Any:
               help="Lease owner name. Default: host:pid:random.")
 @click.option("--log-level", type=click.Choice(LOG_LEVELS, case_sensitive=False), default="info",
               show_default=True, envvar="CYCLONE_LOG_LEVEL", show_envvar=True)
+@click.option("--log-format", type=click.Choice(logs.FORMATS, case_sensitive=False), default="text",
+              show_default=True, envvar="CYCLONE_LOG_FORMAT", show_envvar=True,
+              help="text: a line with the fields as key=value; json: one JSON object a line.")
+@click.option("--metrics-listen", type=ListenAddress(), default=None, envvar="CYCLONE_METRICS_LISTEN",
+              show_envvar=True, metavar="HOST:PORT",
+              help="Serve the worker's Prometheus metrics on HOST:PORT (:PORT for every interface). Default: off.")
 @pass_settings
 def worker(
     settings: Settings,
@@ -630,6 +636,8 @@ def worker(
     shutdown_grace: timedelta,
     name: str | None,
     log_level: str,
+    log_format: str,
+    metrics_listen: str | None,
 ) -> None:
     """Run a worker for an app's workflows.
 
@@ -642,7 +650,7 @@ def worker(
     from cyclone_py.worker import Worker
 
     handler = logging.StreamHandler()
-    handler.setFormatter(KeyValueFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.setFormatter(logs.formatter(log_format.lower()))
     logging.basicConfig(level=log_level.upper(), handlers=[handler])
     app = import_app(app_spec)
     dsn = settings.dsn()
@@ -657,6 +665,7 @@ def worker(
         shutdown_grace=shutdown_grace,
         name=name,
         prefetch=prefetch,
+        metrics_listen=metrics_listen,
     ).run()
 
 

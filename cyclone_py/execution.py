@@ -93,7 +93,11 @@ def _retry_in(backoff: Backoff | None, step: ClaimedStep, kind: str) -> timedelt
     try:
         value = backoff(step.attempt)
     except Exception:
-        logger.exception("backoff function failed; using the engine's default", extra={"step_id": step.step_id})
+        logger.exception(
+            "backoff function failed; using the engine's default",
+            extra={"step_id": step.step_id, "run_id": str(step.run_id), "node": step.node,
+                   "workflow": step.workflow, "attempt": step.attempt},
+        )
         return None
     return to_timedelta(value)
 

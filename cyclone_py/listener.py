@@ -5,19 +5,22 @@ a capped exponential delay. A ``cyclone_cancel`` payload (a run id) cancels
 that run's handlers here; a ``cyclone_wakeup`` is claimed at once on the
 listening connection (see :meth:`Listener._claim_on_wakeup`), for slots the
 worker reserves, so the listener and the main loop together never claim
-more than the worker has room for.
+more than the worker has room for. With the worker's metrics on, it counts
+its reconnects and times its claims (:mod:`cyclone_py.metrics`).
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Sequence
 from datetime import timedelta
 from typing import Any
 
 from cyclone_py import errors
 from cyclone_py.client import CANCEL_CHANNEL, WAKEUP_CHANNEL, ClaimedStep, ListenConnection, claim_on, listen
+from cyclone_py.metrics import WorkerMetrics
 from cyclone_py.runtime import log_extra
 
 __all__ = ["Listener"]
@@ -32,7 +35,7 @@ class Listener(threading.Thread):
     The worker lends it: ``reserve()`` (hold the free slots for one claim;
     how many), ``start_steps(claimed, reserved)`` (start what was claimed
     and give the reservation back), ``wake()`` (ask the main loop to claim)
-    and ``cancel_run(payload)``.
+    and ``cancel_run(payload)``; and its ``metrics``, if on.
     """
 
     def __init__(
@@ -49,6 +52,7 @@ class Listener(threading.Thread):
         start_steps: Callable[[Sequence[ClaimedStep], int], None],
         wake: Callable[[], None],
         cancel_run: Callable[[str], object],
+        metrics: WorkerMetrics | None = None,
     ) -> None:
         super().__init__(name="cyclone-listener", daemon=True)
         self.dsn = dsn
@@ -62,6 +66,7 @@ class Listener(threading.Thread):
         self._start_steps = start_steps
         self._wake = wake
         self._cancel_run = cancel_run
+        self._metrics = metrics
 
     def _log_extra(self, **more: Any) -> dict[str, Any]:
         return log_extra(self.worker, **more)
@@ -85,6 +90,8 @@ class Listener(threading.Thread):
             except errors.CycloneError as exc:  # listen() and claim_on() translate psycopg's errors
                 if self._closing.is_set():
                     return
+                if self._metrics is not None:
+                    self._metrics.reconnects.labels("listener").inc()
                 logger.warning(
                     "listener connection lost (%s); reconnecting in %.1fs", exc, delay, extra=self._log_extra()
                 )
@@ -103,8 +110,11 @@ class Listener(threading.Thread):
             return
         claimed: list[ClaimedStep] = []
         try:
+            began = time.perf_counter()
             claimed = claim_on(conn, self.worker, self.handlers, free, timedelta(seconds=self.lease_ttl),
                                self.workflows)
+            if self._metrics is not None:
+                self._metrics.claim_seconds.observe(time.perf_counter() - began)
         except errors.DatabaseUnavailable:
             self._wake()
             raise

@@ -6,7 +6,8 @@ completions in one ``complete_many`` call, then each failure with ``fail``.
 A database error is retried for up to a lease TTL (or until a forced stop);
 after that the results are left to the lease, which the engine reclaims.
 The SQL compare-and-set decides whether a report is taken: a refusal here
-only means the lease was lost meanwhile.
+only means the lease was lost meanwhile. With the worker's metrics on, what
+the engine took or refused is counted here (:mod:`cyclone_py.metrics`).
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from cyclone_py import errors
-from cyclone_py.client import ClaimedStep, Client
+from cyclone_py.client import ClaimedStep, Client, CompleteResult
 from cyclone_py.execution import Outcome
+from cyclone_py.metrics import REFUSED, UNREPORTED, WorkerMetrics
 from cyclone_py.runtime import log_extra
 
 __all__ = ["Reporter"]
@@ -33,7 +35,8 @@ class Reporter(threading.Thread):
     """Reports the outcomes :meth:`put` queues, in batches, until :meth:`close`.
 
     ``finish(step_id)`` is called once a step's outcome was reported (or given
-    up on); ``on_discard(exc)`` for every failure the engine discarded.
+    up on); ``on_discard(exc, step)`` for every failure the engine discarded.
+    ``metrics``, when given, counts what the engine took and refused.
     """
 
     def __init__(
@@ -45,7 +48,8 @@ class Reporter(threading.Thread):
         lease_ttl: float,
         force: threading.Event,
         finish: Callable[[int], None],
-        on_discard: Callable[[errors.StepFailed], None],
+        on_discard: Callable[[errors.StepFailed, ClaimedStep], None],
+        metrics: WorkerMetrics | None = None,
     ) -> None:
         super().__init__(name="cyclone-reporter", daemon=True)
         self.client = client
@@ -55,6 +59,7 @@ class Reporter(threading.Thread):
         self._force = force
         self._finish = finish
         self._on_discard = on_discard
+        self._metrics = metrics
         self._queue: queue.SimpleQueue[Outcome | None] = queue.SimpleQueue()  # None: stop
 
     def _log_extra(self, step: ClaimedStep | None = None, **more: Any) -> dict[str, Any]:
@@ -91,6 +96,7 @@ class Reporter(threading.Thread):
             except Exception:
                 logger.exception("reporter failed; results left to the lease", extra=self._log_extra())
                 for outcome in batch:
+                    self._dropped(outcome, UNREPORTED)
                     self._finish(outcome.step.step_id)
 
     def _with_retry(self, what: str, fn: Callable[[], Any]) -> tuple[bool, Any]:
@@ -102,6 +108,8 @@ class Reporter(threading.Thread):
             try:
                 return True, fn()
             except errors.DatabaseUnavailable as exc:
+                if self._metrics is not None:
+                    self._metrics.reconnects.labels("pool").inc()
                 if time.monotonic() + delay > give_up or self._force.is_set():
                     logger.warning("%s failed (%s); results left to the lease", what, exc, extra=self._log_extra())
                     return False, None
@@ -115,32 +123,45 @@ class Reporter(threading.Thread):
     def _report(self, batch: Sequence[Outcome]) -> None:
         completes = [o for o in batch if o.ok]
         if completes:
-            ok, results = self._with_retry(
-                "complete_many",
-                lambda: self.client.complete_many(
-                    self.worker,
-                    [o.step.step_id for o in completes],
-                    [o.step.lease_generation for o in completes],
-                    [o.output_json for o in completes],
-                    serialized=True,
-                ),
-            )
+            ok, results = self._with_retry("complete_many", lambda: self._complete_many(completes))
             accepted = {r.step_id: r.accepted for r in results} if ok else {}
+            metrics = self._metrics
             for o in completes:
-                if ok:
-                    if accepted.get(o.step.step_id):
-                        if logger.isEnabledFor(logging.DEBUG):
-                            logger.debug("step completed", extra=self._log_extra(o.step))
-                    else:
-                        logger.debug(
-                            "completion refused: the lease was lost (%s)",
-                            o.cancel_reason or "reclaimed, timed out or cancelled",
-                            extra=self._log_extra(o.step),
-                        )
+                if not ok:
+                    self._dropped(o, UNREPORTED)
+                elif accepted.get(o.step.step_id):
+                    if metrics is not None:
+                        metrics.step(o.step.workflow, o.step.node).completed.inc()
+                    if logger.isEnabledFor(logging.DEBUG):
+                        logger.debug("step completed", extra=self._log_extra(o.step))
+                else:
+                    self._dropped(o, REFUSED)
+                    logger.debug(
+                        "completion refused: the lease was lost (%s)",
+                        o.cancel_reason or "reclaimed, timed out or cancelled",
+                        extra=self._log_extra(o.step),
+                    )
                 self._finish(o.step.step_id)
         for o in batch:
             if not o.ok:
                 self._report_failure(o)
+
+    def _complete_many(self, completes: Sequence[Outcome]) -> list[CompleteResult]:
+        began = time.perf_counter()
+        results = self.client.complete_many(
+            self.worker,
+            [o.step.step_id for o in completes],
+            [o.step.lease_generation for o in completes],
+            [o.output_json for o in completes],
+            serialized=True,
+        )
+        if self._metrics is not None:
+            self._metrics.complete_seconds.observe(time.perf_counter() - began)
+        return results
+
+    def _dropped(self, o: Outcome, outcome: str) -> None:
+        if self._metrics is not None:
+            self._metrics.dropped.labels(o.step.workflow, o.step.node, outcome).inc()
 
     def _report_failure(self, o: Outcome) -> None:
         step = o.step
@@ -152,18 +173,25 @@ class Reporter(threading.Thread):
         )
         if ok:
             self._after_fail(o, state)
+        else:
+            self._dropped(o, UNREPORTED)
         self._finish(step.step_id)
 
     def _after_fail(self, o: Outcome, state: str | None) -> None:
         step = o.step
         if state is None:
+            self._dropped(o, REFUSED)
             logger.debug(
                 "failure refused: the lease was lost (%s)",
                 o.cancel_reason or "reclaimed, timed out or cancelled",
                 extra=self._log_extra(step, error_kind=o.error_kind),
             )
-        elif state == "discarded":
-            self._on_discard(o.discard().exception())
+            return
+        if self._metrics is not None:
+            outcome = "discarded" if state == "discarded" else "retried"
+            self._metrics.failed.labels(step.workflow, step.node, o.error_kind, outcome).inc()
+        if state == "discarded":
+            self._on_discard(o.discard().exception(), step)
         else:
             logger.info(
                 "step failed (%s); will retry", o.error_kind, extra=self._log_extra(step, error_kind=o.error_kind)

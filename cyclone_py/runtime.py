@@ -163,6 +163,10 @@ class HandlerPool:
         for thread in self._threads:
             thread.start()
 
+    def queued(self) -> int:
+        """Steps waiting for a slot (the prefetch buffer), approximately."""
+        return self._queue.qsize()
+
     def submit(self, active: Active) -> None:
         if self._closed:
             raise RuntimeError("the handler pool is shut down")

@@ -34,6 +34,12 @@ the lease decides).
 
 Signals: the first SIGTERM/SIGINT stops claiming and waits up to
 ``shutdown_grace`` seconds for in-flight handlers; the second exits at once.
+
+Metrics (``metrics_listen``): the worker's own counters, histograms and
+gauges (:mod:`cyclone_py.metrics`), counted where each event happens (the
+claims here and in the listener, a handler's start and end here, reports in
+the reporter, renewals in the heartbeat) and served over HTTP until shutdown.
+Off, nothing is counted.
 """
 
 from __future__ import annotations
@@ -61,6 +67,7 @@ from cyclone_py.client import ClaimedStep, Client
 from cyclone_py.durations import Duration, to_seconds
 from cyclone_py.execution import Backoff, ErrorHook, Outcome, execute, execute_async, failure, make_context
 from cyclone_py.listener import Listener
+from cyclone_py.metrics import ABANDONED, MetricsServerError, WorkerMetrics, parse_listen
 from cyclone_py.reporter import Reporter
 from cyclone_py.runtime import Active, HandlerPool, Timers, log_extra
 from cyclone_py.workflow import App, Workflow, as_app
@@ -91,6 +98,11 @@ class Worker:
     ``backoff``, ``on_error`` and ``max_reclaims`` default to the App's
     (``App(..., backoff=..., on_error=..., max_reclaims=...)``); given here,
     they win.
+
+    ``metrics_listen="HOST:PORT"`` serves the worker's Prometheus metrics
+    there (``:PORT``: every interface; port 0: a free one, see
+    ``metrics.url``) from start to shutdown; ``metrics`` is then the
+    :class:`~cyclone_py.metrics.WorkerMetrics`, with its own registry.
     """
 
     def __init__(
@@ -110,6 +122,7 @@ class Worker:
         max_batch: int = 500,
         max_db_backoff: Duration = 30.0,
         prefetch: int | None = None,
+        metrics_listen: str | None = None,
     ) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
@@ -119,6 +132,7 @@ class Worker:
             raise ValueError("max_reclaims must be >= 0")
         if prefetch is not None and prefetch < 0:
             raise ValueError("prefetch must be >= 0")
+        self.metrics_listen = None if metrics_listen is None else parse_listen(metrics_listen)
         self.app = as_app(app)
         if dsn is None:
             from cyclone_py import db
@@ -151,6 +165,11 @@ class Worker:
         self._async = {
             (wf.name, handler) for wf in self.app for handler, fn in wf.handlers.items() if is_async_handler(fn)
         }
+        # The worker's Prometheus metrics, when served; None: nothing is counted.
+        self.metrics: WorkerMetrics | None = None
+        if self.metrics_listen is not None:
+            steps = [(wf.name, n.name) for wf in self.app for n in wf.nodes.values() if n.kind == "task"]
+            self.metrics = WorkerMetrics(self.name, steps)
 
         self.started = threading.Event()
         self.error: BaseException | None = None
@@ -229,9 +248,10 @@ class Worker:
             self._loop()
         except BaseException as exc:
             self.error = exc
-            # An engine refusal at start (a bad definition, a missing grant) is
-            # the caller's to report: run() re-raises it, run_in_thread() too.
-            if running or not isinstance(exc, errors.CycloneError):
+            # An engine refusal at start (a bad definition, a missing grant) or
+            # a metrics address that cannot be bound is the caller's to report:
+            # run() re-raises it, run_in_thread() too.
+            if running or not isinstance(exc, (errors.CycloneError, MetricsServerError)):
                 logger.error("worker failed: %s", exc, exc_info=True, extra=self._log_extra())
         finally:
             self.started.set()
@@ -279,6 +299,9 @@ class Worker:
             _hard_exit(1)
 
     def _start(self) -> None:
+        if self.metrics is not None and self.metrics_listen is not None:
+            self.metrics.serve(*self.metrics_listen)  # first: a bad address stops the worker before it claims
+            self.metrics.gauges(self._in_flight_now, self._prefetched_now)
         self._client = Client(self.dsn, min_size=1, max_size=4, application_name="cyclone-worker")
         self._handler_pool = HandlerPool(self.concurrency, self._run_step, self._hand_off)
         if self._async:
@@ -293,6 +316,7 @@ class Worker:
             force=self._force,
             finish=self._finish_step,
             on_discard=self._emit_error,
+            metrics=self.metrics,
         )
         self._reporter.start()
         if self.register_workflows:
@@ -309,10 +333,13 @@ class Worker:
             start_steps=self._start_steps,
             wake=self._on_wakeup,
             cancel_run=self.cancel_run,
+            metrics=self.metrics,
         ).start()
+        served: dict[str, Any] = {} if self.metrics is None else {"metrics": self.metrics.url}
         logger.info(
             "worker started",
             extra=self._log_extra(
+                **served,
                 workflows=self.workflows,
                 handlers=self.handlers,
                 concurrency=self.concurrency,
@@ -339,6 +366,7 @@ class Worker:
                     )
                 return
             except errors.DatabaseUnavailable as exc:
+                self._count_reconnect()
                 logger.warning("database unavailable while registering workflows: %s", exc, extra=self._log_extra())
                 self._stop_claiming.wait(delay)
                 delay = min(delay * 2, self.max_db_backoff)
@@ -378,6 +406,8 @@ class Worker:
             self._aio.close()
         if self._client is not None:
             self._client.close()
+        if self.metrics is not None:
+            self.metrics.close()
         with self._lock:
             left = self._running_handlers
         if log:
@@ -406,7 +436,10 @@ class Worker:
                         asked = time.perf_counter()
                         claimed = self.client.claim(self.name, self.handlers, free, timedelta(seconds=self.lease_ttl),
                                                     self.workflows)
-                        self._claim_s = _average(self._claim_s, time.perf_counter() - asked)
+                        took = time.perf_counter() - asked
+                        self._claim_s = _average(self._claim_s, took)
+                        if self.metrics is not None:
+                            self.metrics.claim_seconds.observe(took)
                     finally:
                         self._start_steps(claimed, free)
                     claim_due = len(claimed) == free  # saturated: more are probably due
@@ -415,6 +448,7 @@ class Worker:
                 failures = 0
             except errors.DatabaseUnavailable as exc:
                 failures += 1
+                self._count_reconnect()
                 delay = min(self.max_db_backoff, self.poll_interval * 2 ** min(failures - 1, 16))
                 logger.warning(
                     "database unavailable (%s); retrying in %.1fs", exc, delay, extra=self._log_extra(failures=failures)
@@ -477,6 +511,9 @@ class Worker:
             return free
 
     def _start_steps(self, claimed: Sequence[ClaimedStep], reserved: int) -> None:
+        """Start what one claim leased (the main loop's or the listener's)."""
+        if claimed and self.metrics is not None:
+            self.metrics.claimed.inc(len(claimed))
         for step in claimed:
             self._start_step(step)
         with self._lock:
@@ -501,18 +538,15 @@ class Worker:
         for discarded in result.discarded_steps:
             self._emit_error(discarded.exception())
 
-    def _emit_error(self, exc: errors.StepFailed) -> None:
-        logger.warning(
-            "step discarded (%s)",
-            exc.error_kind,
-            extra=self._log_extra(
-                step_id=exc.step_id,
-                run_id=str(exc.run_id),
-                node=exc.node,
-                workflow=exc.workflow,
-                error_kind=exc.error_kind,
-            ),
-        )
+    def _emit_error(self, exc: errors.StepFailed, step: ClaimedStep | None = None) -> None:
+        """Log a discard and call the hook; ``step``: the execution of ours that
+        was discarded (a tick's discards name the step but not its attempt)."""
+        if step is not None:
+            extra = self._log_extra(step, error_kind=exc.error_kind)
+        else:
+            extra = self._log_extra(step_id=exc.step_id, run_id=str(exc.run_id), node=exc.node,
+                                    workflow=exc.workflow, error_kind=exc.error_kind)
+        logger.warning("step discarded (%s)", exc.error_kind, extra=extra)
         if self.on_error is None:
             return
         try:
@@ -550,6 +584,8 @@ class Worker:
 
     def _run_step(self, active: Active) -> None:
         """Run a plain handler in this handler thread."""
+        if self.metrics is not None:
+            self.metrics.step(active.step.workflow, active.step.node).started.inc()
         began = time.perf_counter()
         try:
             outcome = execute(self.app, active.step, active.ctx, self.backoff)
@@ -572,6 +608,8 @@ class Worker:
 
     async def _run_async(self, active: Active) -> tuple[Outcome, float]:
         """On the loop: the handler's outcome, and how long it ran (for the adaptive prefetch)."""
+        if self.metrics is not None:
+            self.metrics.step(active.step.workflow, active.step.node).started.inc()
         began = time.perf_counter()
         outcome = await execute_async(self.app, active.step, active.ctx, self.backoff)
         return outcome, time.perf_counter() - began
@@ -600,12 +638,16 @@ class Worker:
         if active.ctx.cancel_reason == "shutdown" and not outcome.ok:
             # Cancelled by our own shutdown: not the step's failure; the lease decides.
             logger.info("step abandoned at shutdown", extra=self._log_extra(active.step))
+            if self.metrics is not None:
+                self.metrics.dropped.labels(active.step.workflow, active.step.node, ABANDONED).inc()
             self._finish(active)
             return
         assert self._reporter is not None  # started before the handler pool is fed
         self._reporter.put(outcome)
 
     def _handler_finished(self, active: Active, ran_s: float | None = None) -> None:
+        if ran_s is not None and self.metrics is not None:
+            self.metrics.step(active.step.workflow, active.step.node).duration.observe(ran_s)
         with self._idle:
             active.handler_done = True
             self._running_handlers -= 1
@@ -638,9 +680,11 @@ class Worker:
         try:
             ok = self.client.renew(step.step_id, self.name, step.lease_generation, timedelta(seconds=self.lease_ttl))
         except errors.CycloneError as exc:
+            self._count_renewal(step, "failed")
             logger.warning("heartbeat failed: %s", exc, extra=self._log_extra(step))
             self._next_heartbeat(active, interval / 2)
             return
+        self._count_renewal(step, "renewed" if ok else "refused")
         if ok:
             self._next_heartbeat(active, interval)
             return
@@ -655,6 +699,24 @@ class Worker:
         reason = "timeout" if step.timeout is not None else "lease lost"
         if active.ctx.cancel(reason):
             logger.warning("renew refused (%s): cancelling the handler", reason, extra=self._log_extra(step))
+
+    def _count_renewal(self, step: ClaimedStep, outcome: str) -> None:
+        if self.metrics is not None:
+            self.metrics.renewals.labels(step.workflow, step.node, outcome).inc()
+
+    def _count_reconnect(self) -> None:
+        if self.metrics is not None:
+            self.metrics.reconnects.labels("pool").inc()
+
+    def _in_flight_now(self) -> float:
+        """Handlers running (for the gauge): the steps started here whose handler has not ended, less
+        those still queued for a slot."""
+        queued = self._handler_pool.queued() if self._handler_pool is not None else 0
+        return max(0, self._running_handlers - queued)
+
+    def _prefetched_now(self) -> float:
+        """Steps leased and waiting in the handler pool's queue (for the gauge)."""
+        return self._handler_pool.queued() if self._handler_pool is not None else 0
 
     def _next_heartbeat(self, active: Active, delay: float) -> None:
         assert self._timers is not None

@@ -52,3 +52,16 @@ def test_the_release_comparison_runs_both_sides() -> None:
     assert (summary["A"], summary["B"]) == ("HEAD", "working tree")
     for key in ("submit_runs_s", "submit_many_runs_s", "drain_steps_s"):
         assert summary[key]["A_median"] > 0 and summary[key]["B_median"] > 0, key
+
+
+def test_the_metrics_cost_comparison_runs_both_sides() -> None:
+    """``bench.metrics_cost``: a drain without and one with the worker's metrics
+    (whose last scrape must have counted every step); about 6 seconds."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "bench.metrics_cost", "--rounds", "1", "--smoke"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
+    summary = json.loads(proc.stdout[proc.stdout.index("\n{\n") + 1:])  # after the rounds
+    assert summary["steps_s"]["off_median"] > 0 and summary["steps_s"]["on_median"] > 0
+    assert summary["steps_s"]["on_over_off"] > 0

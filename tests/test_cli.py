@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -492,6 +493,9 @@ def test_submit_wait_json_prints_a_json_object_on_timeout(invoke: Callable[..., 
         (["prune", "--older-than", "30d", "--batch", "0"], "invalid value for '--batch'"),
         (["worker", "--app", "apps.basic:app", "--lease-ttl", "0"], "must be more than zero"),
         (["worker", "--app", "apps.basic:app", "--prefetch", "-1"], "invalid value for '--prefetch'"),
+        (["worker", "--app", "apps.basic:app", "--metrics-listen", "nonsense"], "'nonsense' is not HOST:PORT"),
+        (["worker", "--app", "apps.basic:app", "--metrics-listen", "127.0.0.1:65536"], "is not HOST:PORT"),
+        (["worker", "--app", "apps.basic:app", "--log-format", "xml"], "invalid value for '--log-format'"),
     ],
 )
 def test_bad_values_are_refused_before_connecting(args: list[str], expected: str) -> None:
@@ -666,6 +670,19 @@ def test_worker_command_runs_an_app_until_sigterm(dsn: str, client: Client, tmp_
     assert "worker started" in text and "poll_interval=0.1" in text and "worker stopped" in text
     assert "prefetch=0" in text
     assert "Traceback" not in text
+
+
+def test_a_metrics_port_in_use_is_one_line_before_any_claim(dsn: str, client: Client) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        proc = console("--dsn", dsn, "worker", "--app", "apps.basic:app", "--metrics-listen", f"127.0.0.1:{port}",
+                       cwd=TESTS)
+    assert proc.returncode == 1
+    [line] = proc.stderr.strip().splitlines()
+    assert line == f"cyclone: cannot serve metrics on 127.0.0.1:{port}: Address already in use", line
+    assert "worker started" not in proc.stdout
 
 
 def test_worker_command_with_an_unknown_app_is_one_line(dsn: str) -> None:

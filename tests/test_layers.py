@@ -20,6 +20,7 @@ LAYERS: dict[str, int] = {
     "durations": 0,
     "errors": 0,
     "db": 0,
+    "logs": 0,  # the log formats (of the command's worker): no cyclone_py import
     # the handler's context and the schedule declarations, then the definitions (plain data)
     "context": 1,
     "schedule": 1,
@@ -27,10 +28,11 @@ LAYERS: dict[str, int] = {
     # the one module with SQL; loading an app by MODULE:ATTR (definitions only)
     "client": 3,
     "loader": 3,
-    # running steps: execution primitives and the worker's machinery (threads, the event loop)
+    # running steps: execution primitives and the worker's machinery (threads, the event loop, its metrics)
     "execution": 4,
     "runtime": 4,
     "aio": 4,
+    "metrics": 4,
     "reporter": 5,
     "listener": 5,
     # the worker, and the test harness beside it (which does not import the worker)
