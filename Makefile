@@ -28,7 +28,7 @@ lint: db
 	@scripts/lint-plpgsql.sh
 
 check-python: bootstrap
-	@$(VENV)/bin/ruff check --quiet cyclone_py
+	@$(VENV)/bin/ruff check --quiet cyclone_py tests bench examples
 	@$(VENV)/bin/mypy
 
 pytest: db

@@ -12,7 +12,7 @@ import logging
 import sys
 import time
 import traceback
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, Any] = {k: None for k in report.KEYS}
     results["quick"] = cfg.quick
     results["smoke"] = args.smoke
-    results["started_at"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    results["started_at"] = datetime.now(UTC).isoformat(timespec="seconds")
     results["sizes"] = {k: v for k, v in vars(cfg).items() if k != "quick"}
     results["machine"] = report.machine(admin_dsn)
     results["load_before"] = report.load_snapshot(admin_dsn, harness.PREFIX)

@@ -91,7 +91,8 @@ def main() -> int:
                 if state in ("completed", "failed", "cancelled"):
                     break
                 waiting = conn.execute(
-                    "SELECT 1 FROM cyclone.cyclone_v_steps WHERE run_id = %s AND node = 'approval' AND state = 'waiting'",
+                    "SELECT 1 FROM cyclone.cyclone_v_steps"
+                    " WHERE run_id = %s AND node = 'approval' AND state = 'waiting'",
                     (run_id,),
                 ).fetchone()
                 if waiting and not signalled:

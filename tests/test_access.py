@@ -5,7 +5,9 @@ connects as them over the embedded cluster's socket, and drops them at the
 end (roles are cluster-wide, so the names are unique per test).
 
 - a worker login runs the worker protocol and nothing else: no table reads or
-  writes (it reads one view, cyclone_v_limits, as every role does), no operator actions, no client functions, no internal helpers;
+  writes (it reads the views every role reads, cyclone_v_limits and
+  cyclone_v_schedules), no operator actions, no client functions, no internal
+  helpers;
 - a client login submits, signals and reads the views and the run and step
   tables (the documented deadline queries run verbatim), and cannot work steps;
 - an admin login operates and reads, and still writes no table;
@@ -81,7 +83,8 @@ def submit(c: Conn, workflow: str) -> Any:
 
 def engine_relations(c: Conn) -> list[str]:
     return [r["name"] for r in c.execute(
-        "SELECT format('%I.%I', n.nspname, k.relname) AS name FROM pg_class k JOIN pg_namespace n ON n.oid = k.relnamespace"
+        "SELECT format('%I.%I', n.nspname, k.relname) AS name"
+        " FROM pg_class k JOIN pg_namespace n ON n.oid = k.relnamespace"
         " WHERE n.nspname = 'cyclone' AND k.relkind IN ('r', 'v', 'p') ORDER BY 1")]
 
 
@@ -263,8 +266,9 @@ def test_the_functions_take_no_sql_from_their_arguments(db: Conn, login: Callabl
     rows = worker.execute("SELECT * FROM cyclone.claim(%s, %s::text[], 10, '30 seconds')",
                           (steal, ["(SELECT v FROM secret.data)", steal])).fetchall()
     assert [(r["node"], r["handler"]) for r in rows] == [(steal, "(SELECT v FROM secret.data)")]
-    assert worker.execute("SELECT cyclone.complete(%s, %s, %s, %s) AS ok",
-                          (rows[0]["step_id"], steal, rows[0]["lease_generation"], Jsonb(steal))).fetchone() == {"ok": True}
+    done = worker.execute("SELECT cyclone.complete(%s, %s, %s, %s) AS ok",
+                          (rows[0]["step_id"], steal, rows[0]["lease_generation"], Jsonb(steal))).fetchone()
+    assert done == {"ok": True}
     everything = db.execute("SELECT (SELECT jsonb_agg(s) FROM cyclone.cyclone_steps s)::text AS s,"
                             " (SELECT jsonb_agg(w) FROM cyclone.cyclone_workflows w)::text AS w").fetchone()
     assert everything is not None and "crown jewels" not in everything["s"] + everything["w"]

@@ -494,9 +494,11 @@ NULL_MEANS: dict[tuple[str, str], Check] = {
     ("retry(uuid,text,integer,text)", "p_reason"): lambda c, a, r: _audit_reasons(c, a[0]) == [None],
     ("retry_all(uuid,text)", "p_reason"): lambda c, a, r: r == [{"retry_all": 1}],
     # NULL handlers: any handler.
-    ("claim(text,text[],integer,interval,text[])", "p_handlers"): lambda c, a, r: len(r) == 1 and r[0]["node"] == "work",
+    ("claim(text,text[],integer,interval,text[])", "p_handlers"): lambda c, a, r: (
+        len(r) == 1 and r[0]["node"] == "work"),
     # NULL workflows: any workflow.
-    ("claim(text,text[],integer,interval,text[])", "p_workflows"): lambda c, a, r: len(r) == 1 and r[0]["node"] == "work",
+    ("claim(text,text[],integer,interval,text[])", "p_workflows"): lambda c, a, r: (
+        len(r) == 1 and r[0]["node"] == "work"),
     # NULL output: completed with no output.
     ("complete(bigint,text,bigint,jsonb)", "p_output"): lambda c, a, r: (
         r == [{"complete": True}] and _step(c, a[0])["state"] == "completed" and _step(c, a[0])["output"] is None),

@@ -22,10 +22,10 @@ from uuid import UUID
 
 import pytest
 from click.testing import CliRunner, Result
+from helpers import wait_for
 
 from cyclone_py import App, Client, Permanent, Worker, Workflow, cli
 from cyclone_py.context import StepContext
-from helpers import wait_for
 
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
@@ -268,7 +268,8 @@ def test_steps_shows_the_error_of_every_attempt_and_the_next_try(
     assert "    boom 1" in lines, "the first attempt's error, overwritten on the step, is still shown"
 
     rows = json.loads(ok(invoke("steps", str(run_id), "--json")))
-    assert [(e["attempt"], e["error"], e["worker"]) for e in rows[0]["errors"]] == [(1, "boom 1", "w1"), (2, "boom 2", "w2")]
+    errors = [(e["attempt"], e["error"], e["worker"]) for e in rows[0]["errors"]]
+    assert errors == [(1, "boom 1", "w1"), (2, "boom 2", "w2")]
 
 
 def test_dlq_list_filters_by_reason_and_workflow(invoke: Callable[..., Result], client: Client) -> None:
@@ -422,7 +423,7 @@ def test_submit_wait_exits_0_when_the_run_completes(
     worker_for(app)
     result = invoke("submit", "basic", "--input", '{"n": 5}', "--wait")
     out = ok(result)
-    run_id = UUID(out.splitlines()[0])
+    UUID(out.splitlines()[0])  # the first line is the run id
     assert "state       completed" in out
     assert '"only": {"n": 5}' in out
     assert result.stderr == ""  # no terminal: no progress bar

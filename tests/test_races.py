@@ -18,9 +18,16 @@ from uuid import UUID
 import psycopg
 import pytest
 from psycopg.types.json import Jsonb
-
 from sqlapi import (  # noqa: F401  (db is a fixture)
-    Call, Conn, Row, connect, db, define, run_state, submit, wait_until_blocked,
+    Call,
+    Conn,
+    Row,
+    connect,
+    db,
+    define,
+    run_state,
+    submit,
+    wait_until_blocked,
 )
 
 
@@ -236,7 +243,8 @@ def test_eight_connections_claiming_ten_thousand_steps_claim_each_exactly_once(d
                 barrier.wait(30)
                 empty = 0
                 while empty < 3:
-                    rows = c.execute("SELECT step_id FROM cyclone.claim(%s, NULL, 25, '10 minutes')", (name,)).fetchall()
+                    rows = c.execute("SELECT step_id FROM cyclone.claim(%s, NULL, 25, '10 minutes')",
+                                     (name,)).fetchall()
                     mine.extend(int(r[0]) for r in rows)
                     empty = empty + 1 if not rows else 0
         except BaseException as exc:

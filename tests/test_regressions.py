@@ -26,13 +26,20 @@ import psycopg
 import pytest
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
+from sqlapi import (  # noqa: F401  (db is a fixture)
+    Call,
+    Conn,
+    Row,
+    connect,
+    db,
+    define,
+    run_state,
+    submit,
+    wait_until_blocked,
+)
 
 from cyclone_py import Worker, Workflow
 from cyclone_py.context import StepContext
-
-from sqlapi import (  # noqa: F401  (db is a fixture)
-    Call, Conn, Row, connect, db, define, run_state, submit, wait_until_blocked,
-)
 
 
 def claim(c: Conn, worker: str, handlers: list[str] | None = None, limit: int = 1,

@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 from sqitch_project import (
     ROOT,
-    Entry,
     called_functions,
     code,
     defined_functions,
@@ -127,7 +126,7 @@ LOW = "-- requires: (none)\nCREATE OR REPLACE FUNCTION cyclone._low() RETURNS in
 def test_a_call_into_a_change_not_required_is_reported(tmp_path: Path) -> None:
     top, plan = _project(tmp_path, f"low {STAMP}\nmid [low] {STAMP}\nhigh [mid] {STAMP}\n", {
         "low.sql": LOW,
-        "mid.sql": "-- requires: low\nCREATE FUNCTION cyclone.mid() RETURNS int LANGUAGE sql AS $$ SELECT cyclone._low() $$;\n",
+        "mid.sql": "-- requires: low\nCREATE FUNCTION cyclone.mid() RETURNS int LANGUAGE sql AS $$ SELECT cyclone._low() $$;\n",  # noqa: E501 - a whole script on its line
         # high reaches low only through mid: not a direct requirement.
         "high.sql": "-- requires: mid\nCREATE FUNCTION cyclone.high() RETURNS int LANGUAGE plpgsql AS $$\n"
                     "BEGIN RETURN cyclone.mid() + _low(); END $$;\n",
@@ -154,12 +153,12 @@ def test_a_reworked_change_is_read_from_its_tagged_script(tmp_path: Path) -> Non
     )
     top, plan = _project(tmp_path, plan_text, {
         "low.sql": LOW,
-        "other.sql": "-- requires: (none)\nCREATE FUNCTION cyclone._other() RETURNS int LANGUAGE sql AS $$ SELECT 2 $$;\n",
+        "other.sql": "-- requires: (none)\nCREATE FUNCTION cyclone._other() RETURNS int LANGUAGE sql AS $$ SELECT 2 $$;\n",  # noqa: E501 - a whole script on its line
         # The released script calls low (which it required then) ...
-        "user@v0.2.0.sql": "-- requires: low\nCREATE FUNCTION cyclone.u() RETURNS int LANGUAGE sql AS $$ SELECT cyclone._low() $$;\n",
+        "user@v0.2.0.sql": "-- requires: low\nCREATE FUNCTION cyclone.u() RETURNS int LANGUAGE sql AS $$ SELECT cyclone._low() $$;\n",  # noqa: E501 - a whole script on its line
         # ... the rework calls other, and low, which it no longer requires.
         "user.sql": "-- requires: user@v0.2.0 other\n"
-                    "CREATE FUNCTION cyclone.u() RETURNS int LANGUAGE sql AS $$ SELECT cyclone._other() + cyclone._low() $$;\n",
+                    "CREATE FUNCTION cyclone.u() RETURNS int LANGUAGE sql AS $$ SELECT cyclone._other() + cyclone._low() $$;\n",  # noqa: E501 - a whole script on its line
     })
     entries = read_plan(plan)
     assert [(e.name, e.script(top).name) for e in entries] == [

@@ -13,11 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from cyclone_py import App, Worker, Workflow, errors
-from cyclone_py.client import Client, StepRow
-from cyclone_py.context import StepContext
 from helpers import wait_for
+
+from cyclone_py import Worker, Workflow, errors
+from cyclone_py.client import Client, StepRow
 
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent

@@ -1,1 +1,2 @@
-"""Small apps the tests start in worker processes (``cyclone worker --app apps.NAME:app``, with tests/ on PYTHONPATH)."""
+"""Small apps the tests start in worker processes (``cyclone worker --app
+apps.NAME:app``, with tests/ on PYTHONPATH)."""

@@ -254,7 +254,8 @@ def test_workers_killed_every_second_and_a_database_crash_lose_nothing_and_do_no
     assert late.error is None, late.error
     assert restarted_at is not None, "the database was never restarted"
     assert kills >= 5, f"only {kills} kills"
-    states = {r["state"]: r["n"] for r in query(dsn, "SELECT state, count(*) AS n FROM cyclone.cyclone_runs GROUP BY 1")}
+    counts = query(dsn, "SELECT state, count(*) AS n FROM cyclone.cyclone_runs GROUP BY 1")
+    states = {r["state"]: r["n"] for r in counts}
     assert states == {"completed": runs}, f"after {elapsed:.0f}s: {states}"
     expected_sum = {r["id"]: WIDTH * 10 * r["n"] + WIDTH * (WIDTH - 1) // 2 for r in query(
         dsn, "SELECT id, (input ->> 'n')::int AS n FROM cyclone.cyclone_runs")}
