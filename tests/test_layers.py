@@ -35,6 +35,7 @@ LAYERS: dict[str, int] = {
     "metrics": 4,
     "reporter": 5,
     "listener": 5,
+    "exporter": 5,  # cyclone exporter: metrics() as a Prometheus collector, served by metrics.serve
     # the worker, and the test harness beside it (which does not import the worker)
     "worker": 6,
     "testing": 6,
