@@ -105,8 +105,10 @@ class EngineCollector(Collector):
     One scrape at a time (a lock): a scrape holds the one connection of its
     :class:`Client`. The client is made on the first scrape, after a check that
     the database answers (so an unreachable one fails fast, with libpq's
-    reason), and dropped when the database became unavailable: the next scrape
-    connects afresh instead of waiting out the pool's reconnect backoff.
+    reason), and dropped when the database became unavailable: a scrape whose
+    connection the server had closed tries once more on a new one, and after a
+    failure the next scrape connects afresh instead of waiting out the pool's
+    reconnect backoff.
     """
 
     def __init__(self, dsn: str, *, timeout: float = 5.0) -> None:
@@ -125,7 +127,7 @@ class EngineCollector(Collector):
             started = time.perf_counter()
             rows: list[Metric] | None = None
             try:
-                rows = self._client_now().metrics()
+                rows = self._metrics()
             except errors.CycloneError as exc:
                 self._failed(exc)
             except Exception:  # a bug of ours: still an answer, with up 0
@@ -146,6 +148,24 @@ class EngineCollector(Collector):
         duration.add_metric([], elapsed)
         yield duration
 
+    def _metrics(self) -> list[Metric]:
+        fresh = self._client is None
+        client = self._client_now()
+        try:
+            return client.metrics()
+        except errors.DatabaseUnavailable:
+            self._drop_client()
+            if fresh:
+                raise
+            # A connection the server closed (a restart, a terminated backend):
+            # once more, on a new connection, before the scrape answers up 0.
+            return self._client_now().metrics()
+
+    def _drop_client(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
     def _client_now(self) -> Client:
         if self._client is None:
             check_reachable(self.dsn, connect_timeout=max(1, round(self.timeout)))
@@ -154,9 +174,8 @@ class EngineCollector(Collector):
         return self._client
 
     def _failed(self, exc: errors.CycloneError) -> None:
-        if isinstance(exc, errors.DatabaseUnavailable) and self._client is not None:
-            self._client.close()  # connect afresh on the next scrape
-            self._client = None
+        if isinstance(exc, errors.DatabaseUnavailable):
+            self._drop_client()  # connect afresh on the next scrape
         message = " ".join(str(exc).split())
         extra = {"sqlstate": exc.sqlstate} if exc.sqlstate else {}
         if self._up is not False:  # logged when it starts failing; again at debug
@@ -166,9 +185,7 @@ class EngineCollector(Collector):
 
     def close(self) -> None:
         with self._lock:
-            if self._client is not None:
-                self._client.close()
-                self._client = None
+            self._drop_client()
 
 
 class Exporter:

@@ -186,6 +186,12 @@ def test_the_exporter_serves_the_engines_gauges_with_their_labels(
         (("schedule", "minutely"),): state.overdue_at, (("schedule", "nightly"),): state.nightly_at}
     assert any(n.startswith("process_") for n, _ in s)  # prometheus_client's process collector
 
+    # A connection the server closed (as a restart does) costs no failed scrape.
+    assert conn.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                        "WHERE application_name = 'cyclone-exporter'").fetchone() == (1,)
+    _, after = scrape(exporter.url())
+    assert value(after, "cyclone_exporter_up") == 1
+
     # Each scrape reads the database again: nothing is cached.
     client.cancel(next(iter(r.id for r in client.list_runs(workflow="orders", state="paused"))))
     _, again = scrape(exporter.url())
