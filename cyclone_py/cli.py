@@ -23,7 +23,9 @@ import logging
 import math
 import os
 import re
+import signal as os_signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
@@ -667,6 +669,98 @@ def worker(
         prefetch=prefetch,
         metrics_listen=metrics_listen,
     ).run()
+
+
+# -- the engine's gauges: exporter and top ------------------------------------
+
+
+@main.command("exporter")
+@click.option("--listen", type=ListenAddress(), default="127.0.0.1:9464", show_default=True,
+              envvar="CYCLONE_EXPORTER_LISTEN", show_envvar=True, metavar="HOST:PORT",
+              help="Serve the engine's gauges on HOST:PORT (:PORT for every interface).")
+@click.option("--scrape-timeout", type=Duration(bare_seconds=True, positive=True), default="5s",
+              show_default=True, envvar="CYCLONE_EXPORTER_SCRAPE_TIMEOUT", show_envvar=True, metavar="DURATION",
+              help="How long a scrape waits for a database connection before it answers up 0.")
+@click.option("--log-level", type=click.Choice(LOG_LEVELS, case_sensitive=False), default="info",
+              show_default=True, envvar="CYCLONE_LOG_LEVEL", show_envvar=True)
+@click.option("--log-format", type=click.Choice(logs.FORMATS, case_sensitive=False), default="text",
+              show_default=True, envvar="CYCLONE_LOG_FORMAT", show_envvar=True,
+              help="text: a line with the fields as key=value; json: one JSON object a line.")
+@pass_settings
+def exporter(settings: Settings, listen: str, scrape_timeout: timedelta, log_level: str, log_format: str) -> None:
+    """Serve cyclone.metrics() to Prometheus.
+
+    Each scrape of http://HOST:PORT/metrics calls cyclone.metrics() once and
+    serves its gauges, with cyclone_exporter_up (0 when the database did not
+    answer: the endpoint still answers, and the next scrape connects again) and
+    cyclone_exporter_scrape_duration_seconds. Run one per database, not one per
+    worker. SIGTERM or Ctrl-C stops it.
+    """
+    from cyclone_py.exporter import Exporter
+
+    handler = logging.StreamHandler()
+    handler.setFormatter(logs.formatter(log_format.lower()))
+    logging.basicConfig(level=log_level.upper(), handlers=[handler])
+    log = logging.getLogger("cyclone_py.exporter")
+    host, port = parse_listen(listen)
+    dsn = settings.dsn()
+    timeout = scrape_timeout.total_seconds()
+    try:
+        check_reachable(dsn, connect_timeout=max(1, round(timeout)))
+    except errors.DatabaseUnavailable as exc:  # served all the same, with up 0, until it answers
+        log.warning("database unavailable at start: %s", " ".join(str(exc).split()))
+    stop = threading.Event()
+    service = Exporter(dsn, timeout=timeout)
+    url = service.serve(host, port)
+    previous = {sig: os_signal.signal(sig, lambda *_: stop.set()) for sig in (os_signal.SIGTERM, os_signal.SIGINT)}
+    log.info("exporter started", extra={"url": url})
+    try:
+        while not stop.wait(1.0):
+            pass
+    finally:
+        service.close()
+        for sig, old in previous.items():
+            os_signal.signal(sig, old)
+    log.info("exporter stopped", extra={"url": url})
+
+
+@main.command("top")
+@click.option("--once", is_flag=True, help="Print one frame and exit.")
+@click.option("--interval", type=Duration(bare_seconds=True, positive=True), default="1s", show_default=True,
+              metavar="DURATION", help="Time between two frames.")
+@pass_settings
+def top(settings: Settings, once: bool, interval: timedelta) -> None:
+    """A live view of the engine's gauges (cyclone.metrics()), like top.
+
+    Runs by state per workflow, ready lag, dead letters by kind, limits,
+    the next schedules, workers and expired leases, redrawn every --interval
+    until Ctrl-C.
+    """
+    from rich.console import Console
+    from rich.live import Live
+    from rich.text import Text
+
+    from cyclone_py.top import frame
+
+    client = settings.client()
+    console = Console()
+
+    def view() -> Any:
+        started = time.perf_counter()
+        rows = client.metrics()
+        elapsed = time.perf_counter() - started
+        return frame(rows, client.now(), scrape_seconds=elapsed)
+
+    if once:
+        console.print(view())
+        return
+    with contextlib.suppress(KeyboardInterrupt), Live(view(), console=console, auto_refresh=False) as live:
+        while True:
+            time.sleep(interval.total_seconds())
+            try:
+                live.update(view(), refresh=True)
+            except errors.DatabaseUnavailable as exc:  # shown, and tried again at the next frame
+                live.update(Text(f"cyclone top: {describe(exc)}", style="bold red"), refresh=True)
 
 
 # -- submit and wait ----------------------------------------------------------

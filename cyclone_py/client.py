@@ -43,6 +43,7 @@ __all__ = [
     "DiscardedStep",
     "FireTime",
     "ListenConnection",
+    "Metric",
     "Run",
     "RunRow",
     "ScheduleRow",
@@ -211,6 +212,15 @@ class FireTime:
     def local(self) -> datetime:
         """``at`` in the time zone (an aware datetime with its offset)."""
         return _zoned(self.at, self.wall)
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A row of ``cyclone.metrics()``: one gauge (SPEC 14) with its labels and value."""
+
+    name: str
+    labels: dict[str, Any]
+    value: float
 
 
 _SCHEDULE_COLUMNS = (
@@ -694,6 +704,10 @@ class Client:
         return out
 
     # -- retention --------------------------------------------------------
+
+    def metrics(self) -> list[Metric]:
+        """``cyclone.metrics()``: the engine's gauges, one row per name and label set."""
+        return self._rows(Metric, "SELECT name, labels, value FROM cyclone.metrics()")
 
     def prune(self, older_than: Duration, limit: int = 1000) -> int:
         """``cyclone.prune``: delete up to ``limit`` runs finished more than

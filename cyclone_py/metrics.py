@@ -29,9 +29,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from wsgiref.simple_server import WSGIServer
 
-    from prometheus_client import Counter, Histogram
+    from prometheus_client import CollectorRegistry, Counter, Histogram
 
-__all__ = ["MetricsServerError", "StepSeries", "WorkerMetrics", "parse_listen"]
+__all__ = ["MetricsServerError", "StepSeries", "WorkerMetrics", "metrics_url", "parse_listen", "serve", "stop_serving"]
 
 PREFIX = "cyclone_worker"
 
@@ -181,38 +181,53 @@ class WorkerMetrics:
         """Serve ``/metrics`` on ``host:port`` in a daemon thread; the address
         bound (port 0: the one picked). MetricsServerError when the address
         cannot be bound."""
-        from prometheus_client import start_http_server
-
-        try:
-            server, thread = start_http_server(port, host, registry=self.registry)
-        except (OSError, UnicodeError) as exc:
-            where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            if isinstance(exc, socket.gaierror):
-                reason = f"unknown host ({reason})"
-            raise MetricsServerError(f"cannot serve metrics on {where}: {reason}") from exc
-        self._server, self._thread = server, thread
-        bound = server.server_address
-        self.address = (str(bound[0]), int(bound[1]))
+        self._server, self._thread, self.address = serve(self.registry, host, port)
         return self.address
 
     def close(self) -> None:
         """Stop the endpoint (waits up to its poll interval, 0.5 s) and free the port."""
         server, self._server = self._server, None
+        thread, self._thread = self._thread, None
         if server is not None:
-            server.shutdown()
-            server.server_close()
-        if self._thread is not None:
-            self._thread.join(5)
-            self._thread = None
+            stop_serving(server, thread)
 
     @property
     def url(self) -> str | None:
         """``http://HOST:PORT/metrics`` once served."""
-        if self.address is None:
-            return None
-        host, port = self.address
-        return f"http://{f'[{host}]' if ':' in host else host}:{port}/metrics"
+        return None if self.address is None else metrics_url(self.address)
+
+
+def serve(registry: CollectorRegistry, host: str, port: int) -> tuple[WSGIServer, threading.Thread, tuple[str, int]]:
+    """Serve ``registry`` on ``http://host:port/metrics`` with ``prometheus_client``'s
+    server, in a daemon thread: (the server, its thread, the address bound; port 0:
+    the one picked). MetricsServerError when the address cannot be bound. Shared by
+    the worker's endpoint and ``cyclone exporter``'s."""
+    from prometheus_client import start_http_server
+
+    try:
+        server, thread = start_http_server(port, host, registry=registry)
+    except (OSError, UnicodeError) as exc:
+        where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        if isinstance(exc, socket.gaierror):
+            reason = f"unknown host ({reason})"
+        raise MetricsServerError(f"cannot serve metrics on {where}: {reason}") from exc
+    bound = server.server_address
+    return server, thread, (str(bound[0]), int(bound[1]))
+
+
+def stop_serving(server: WSGIServer, thread: threading.Thread | None) -> None:
+    """Stop a :func:`serve` endpoint (waits up to its poll interval, 0.5 s) and free the port."""
+    server.shutdown()
+    server.server_close()
+    if thread is not None:
+        thread.join(5)
+
+
+def metrics_url(address: tuple[str, int]) -> str:
+    """``http://HOST:PORT/metrics`` (``[HOST]`` for IPv6)."""
+    host, port = address
+    return f"http://{f'[{host}]' if ':' in host else host}:{port}/metrics"
 
 
 def _version() -> str:

@@ -33,8 +33,10 @@ LAYERS: dict[str, int] = {
     "runtime": 4,
     "aio": 4,
     "metrics": 4,
+    "top": 4,  # cyclone top's frame: rich tables of metrics() rows (the client's Metric)
     "reporter": 5,
     "listener": 5,
+    "exporter": 5,  # cyclone exporter: metrics() as a Prometheus collector, served by metrics.serve
     # the worker, and the test harness beside it (which does not import the worker)
     "worker": 6,
     "testing": 6,

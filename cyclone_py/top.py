@@ -1,0 +1,166 @@
+"""``cyclone top``: one frame of the engine's gauges as ``rich`` tables.
+
+:func:`frame` lays out the rows of ``cyclone.metrics()`` (SPEC 14) read at
+one moment: a header (the engine clock, workers, expired leases), runs and
+steps by state with the ready lag and the dead letters of each workflow, the
+dead letters by error kind, the limits (running slots, saturated buckets) and
+the schedules' next fire times. It only arranges what the SQL counted; the
+command (``cli.py``) reads the rows and redraws the frame in a ``rich.live.Live``.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+from rich import box
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from cyclone_py.client import Metric
+
+__all__ = ["frame", "since"]
+
+RUN_STATES = ("running", "paused")
+STEP_STATES = ("pending", "available", "running", "waiting")
+
+
+def _n(value: float) -> str:
+    """A count as an integer, anything else with up to 3 significant decimals."""
+    return str(int(value)) if float(value).is_integer() else f"{value:.3g}"
+
+
+def since(seconds: float) -> str:
+    """``0.42s``, ``12s``, ``4m05s``, ``2h10m``, ``3d04h`` (as the CLI's durations)."""
+    seconds = max(seconds, 0.0)
+    if seconds < 10:
+        return f"{seconds:.2f}s"
+    if seconds < 60:
+        return f"{seconds:.0f}s"
+    minutes, secs = divmod(int(seconds), 60)
+    if minutes < 60:
+        return f"{minutes}m{secs:02d}s"
+    hours, minutes = divmod(minutes, 60)
+    if hours < 24:
+        return f"{hours}h{minutes:02d}m"
+    days, hours = divmod(hours, 24)
+    return f"{days}d{hours:02d}h"
+
+
+def _table(title: str) -> Table:
+    return Table(title=title, title_justify="left", title_style="bold", box=box.SIMPLE_HEAD, show_edge=False,
+                 pad_edge=False)
+
+
+def _label(row: Metric, key: str) -> str:
+    value = row.labels.get(key)
+    return "" if value is None else str(value)
+
+
+def frame(rows: Sequence[Metric], now: datetime, *, scrape_seconds: float | None = None) -> RenderableType:
+    """The frame of ``metrics()``'s ``rows``, read when the engine clock said ``now``."""
+    by_name: dict[str, list[Metric]] = defaultdict(list)
+    for row in rows:
+        by_name[row.name].append(row)
+
+    def total(name: str) -> float:
+        return sum(r.value for r in by_name[name])
+
+    workers, expired = total("cyclone_workers"), total("cyclone_expired_leases")
+    header = Text.assemble(
+        ("cyclone top", "bold"),
+        f"  {now.astimezone(UTC):%Y-%m-%d %H:%M:%SZ}  workers ",
+        (_n(workers), "bold"),
+        "  expired leases ",
+        (_n(expired), "bold red" if expired > 0 else "bold"),
+        f"  scrape {scrape_seconds * 1000:.0f} ms" if scrape_seconds is not None else "",
+    )
+    sections = [
+        _workflows(by_name),
+        _dead_letters(by_name["cyclone_dlq_steps"]),
+        _limits(by_name["cyclone_limit_running"], by_name["cyclone_limit_saturated_buckets"]),
+        _schedules(by_name["cyclone_schedule_next_fire_timestamp_seconds"], now),
+    ]
+    parts: list[RenderableType] = [header]
+    for section in sections:
+        parts += [Text(""), section]
+    return Group(*parts)
+
+
+def _workflows(by_name: dict[str, list[Metric]]) -> RenderableType:
+    runs: dict[str, dict[str, float]] = defaultdict(dict)
+    steps: dict[str, dict[str, float]] = defaultdict(dict)
+    for r in by_name["cyclone_runs"]:
+        runs[_label(r, "workflow")][_label(r, "state")] = r.value
+    for r in by_name["cyclone_steps"]:
+        steps[_label(r, "workflow")][_label(r, "state")] = r.value
+    lag = {_label(r, "workflow"): r.value for r in by_name["cyclone_ready_lag_seconds"]}
+    dead: dict[str, float] = defaultdict(float)
+    for r in by_name["cyclone_dlq_steps"]:
+        dead[_label(r, "workflow")] += r.value
+    names = sorted(set(runs) | set(steps) | set(lag) | set(dead))
+    if not names:
+        return Text("no workflows defined", style="dim")
+    table = _table("workflows")
+    table.add_column("\nworkflow")
+    for state in RUN_STATES:
+        table.add_column(f"runs\n{state}", justify="right")
+    for state in STEP_STATES:
+        table.add_column(f"steps\n{state}", justify="right")
+    table.add_column("ready\nlag", justify="right")
+    table.add_column("dead\nletters", justify="right")
+    for name in names:
+        table.add_row(
+            name,
+            *(_n(runs[name].get(s, 0.0)) for s in RUN_STATES),
+            *(_n(steps[name].get(s, 0.0)) for s in STEP_STATES),
+            since(lag.get(name, 0.0)),
+            Text(_n(dead[name]), style="red" if dead[name] > 0 else ""),
+        )
+    return table
+
+
+def _dead_letters(rows: list[Metric]) -> RenderableType:
+    if not rows:
+        return Text("no dead letters", style="dim")
+    table = _table("dead letters")
+    table.add_column("workflow")
+    table.add_column("error kind")
+    table.add_column("steps", justify="right")
+    for r in sorted(rows, key=lambda r: (_label(r, "workflow"), _label(r, "error_kind"))):
+        table.add_row(_label(r, "workflow"), _label(r, "error_kind"), _n(r.value))
+    return table
+
+
+def _limits(running: list[Metric], saturated: list[Metric]) -> RenderableType:
+    if not running and not saturated:
+        return Text("no limits", style="dim")
+    full = {_label(r, "limit"): r.value for r in saturated}
+    table = _table("limits")
+    table.add_column("limit")
+    table.add_column("bucket")
+    table.add_column("running", justify="right")
+    table.add_column("saturated\nbuckets", justify="right")
+    for r in sorted(running, key=lambda r: (_label(r, "limit"), _label(r, "bucket"))):
+        name = _label(r, "limit")
+        bucket = "(every key)" if "bucket" not in r.labels else _label(r, "bucket") or "-"
+        n = full.get(name, 0.0)
+        table.add_row(name, bucket, _n(r.value), Text(_n(n), style="yellow" if n > 0 else ""))
+    return table
+
+
+def _schedules(rows: list[Metric], now: datetime) -> RenderableType:
+    if not rows:
+        return Text("no active schedules", style="dim")
+    table = _table("next schedules")
+    table.add_column("schedule")
+    table.add_column("next fire (UTC)")
+    table.add_column("in", justify="right")
+    for r in sorted(rows, key=lambda r: (r.value, _label(r, "schedule"))):
+        at = datetime.fromtimestamp(r.value, UTC)
+        delta = r.value - now.timestamp()
+        when = since(delta) if delta >= 0 else Text(f"overdue {since(-delta)}", style="red")
+        table.add_row(_label(r, "schedule"), f"{at:%Y-%m-%d %H:%M:%SZ}", when)
+    return table
