@@ -2,9 +2,11 @@
 
 :class:`EngineCollector` is a ``prometheus_client`` custom collector: each
 scrape calls :meth:`Client.metrics` once (nothing is cached between scrapes)
-and turns each SQL gauge name into a gauge family, its labels the keys of the
-rows' ``labels`` (the union over the family's rows, so that every sample of a
-family has the same label names; a row without one of them gets ``""``). Beside
+and turns each SQL gauge name into a gauge family whose samples carry each row's
+own ``labels`` (SPEC 14 gives one family two label sets: a keyed limit's total
+is ``{limit}``, an unkeyed limit's bucket ``{limit, bucket}``; Prometheus takes
+both in one family, and a made-up ``bucket=""`` on the total would read as a
+bucket it is not). Beside
 them, the scrape's own ``cyclone_exporter_up`` (1 when ``metrics()`` answered,
 0 otherwise) and ``cyclone_exporter_scrape_duration_seconds``: a database that
 cannot be reached still gets an answer, with up 0, and the next scrape connects
@@ -27,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from prometheus_client import CollectorRegistry, ProcessCollector
 from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.metrics_core import Metric as Family
 from prometheus_client.registry import Collector
 
 from cyclone_py import errors
@@ -35,8 +38,6 @@ from cyclone_py.metrics import metrics_url, serve, stop_serving
 
 if TYPE_CHECKING:
     from wsgiref.simple_server import WSGIServer
-
-    from prometheus_client.metrics_core import Metric as Family
 
 __all__ = ["HELP", "EngineCollector", "Exporter", "families"]
 
@@ -71,9 +72,9 @@ def _label_value(value: Any) -> str:
 
 def families(rows: Sequence[Metric]) -> list[Family]:
     """The gauge families of ``metrics()``'s rows, one per name (every gauge of
-    :data:`HELP` included, without samples when it has no row). Label names are
-    the union of the family's rows' keys, sorted; a row that lacks one gets ``""``.
-    A name or a label name Prometheus does not accept is skipped, with a warning."""
+    :data:`HELP` included, without samples when it has no row), each sample with
+    its row's labels. A name or a label name Prometheus does not accept is
+    skipped, with a warning."""
     by_name: dict[str, list[Metric]] = {name: [] for name in HELP}
     for row in rows:
         by_name.setdefault(row.name, []).append(row)
@@ -82,19 +83,20 @@ def families(rows: Sequence[Metric]) -> list[Family]:
         if not _NAME.match(name) or name.startswith("__"):
             logger.warning("metrics() gauge skipped: not a Prometheus name", extra={"metric": name})
             continue
-        keys = sorted({str(k) for row in members for k in row.labels})
-        bad = [k for k in keys if not _LABEL.match(k) or k.startswith("__")]
+        keys = {str(k) for row in members for k in row.labels}
+        bad = [k for k in sorted(keys) if not _LABEL.match(k) or k.startswith("__")]
         if bad:
             logger.warning("metrics() gauge skipped: not Prometheus label names",
                            extra={"metric": name, "labels": ",".join(bad)})
             continue
-        family = GaugeMetricFamily(name, HELP.get(name, f"cyclone.metrics() gauge {name}."), labels=keys)
-        seen: set[tuple[str, ...]] = set()
+        family = Family(name, HELP.get(name, f"cyclone.metrics() gauge {name}."), "gauge")
+        seen: set[tuple[tuple[str, str], ...]] = set()
         for row in members:
-            values = tuple(_label_value(row.labels.get(k)) for k in keys)
-            if values not in seen:  # one sample per label set
-                seen.add(values)
-                family.add_metric(list(values), float(row.value))
+            labels = {str(k): _label_value(v) for k, v in row.labels.items()}
+            key = tuple(sorted(labels.items()))
+            if key not in seen:  # one sample per label set
+                seen.add(key)
+                family.add_sample(name, labels, float(row.value))
         out.append(family)
     return out
 

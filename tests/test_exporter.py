@@ -177,9 +177,9 @@ def test_the_exporter_serves_the_engines_gauges_with_their_labels(
     assert series(s, "cyclone_dlq_steps") == {(("error_kind", "permanent"), ("workflow", "fragile")): 1}
     assert value(s, "cyclone_expired_leases") == 1
     assert value(s, "cyclone_workers") == 1
-    # One family, one set of label names: the keyed limit's total gets bucket="".
+    # One family, two label sets (SPEC 14): the keyed limit's total has no bucket.
     assert series(s, "cyclone_limit_running") == {(("bucket", ""), ("limit", "api")): 1,
-                                                  (("bucket", ""), ("limit", "tenant")): 1}
+                                                  (("limit", "tenant"),): 1}
     assert value(s, "cyclone_limit_saturated_buckets", limit="api") == 1
     assert value(s, "cyclone_limit_saturated_buckets", limit="tenant") == 0
     assert series(s, "cyclone_schedule_next_fire_timestamp_seconds") == {
