@@ -792,8 +792,8 @@ def wait_for_run(client: Client, run_id: UUID, timeout: timedelta | None, *, pro
         show_eta=False, show_percent=False, show_pos=True, item_show_func=lambda state: state,
     )
     seen: tuple[str, tuple[tuple[str, int], ...]] | None = None
-    moved = time.monotonic()
-    said = ""
+    moved = explained = time.monotonic()
+    waits: str | None = None  # what it waits on; None: not asked since the run last moved
     with bar:
         while True:
             run = client.get_run(run_id)
@@ -806,15 +806,17 @@ def wait_for_run(client: Client, run_id: UUID, timeout: timedelta | None, *, pro
                 return run
             now_seen = (run.state, tuple(sorted(counts.items())))
             if now_seen != seen:
-                seen, moved = now_seen, time.monotonic()
-            elif time.monotonic() - moved >= WAIT_STALL:
-                # The run has not moved for a while: say what it waits on, once per change.
+                seen, moved, waits = now_seen, time.monotonic(), None
+            elif (now := time.monotonic()) - moved >= WAIT_STALL and (waits is None or now - explained >= WAIT_STALL):
+                # The run has not moved for a while: say what it waits on (asked
+                # again every WAIT_STALL while it stays stuck; printed once per change).
+                explained = now
                 text = "; ".join(waiting_lines(waiting_on(client, run_id)))
-                if text and progress:
-                    bar.current_item = f"{run.state}, waiting on {text}"
-                elif text and text != said:
+                if text and not progress and text != waits:
                     click.echo(f"run {run_id} is waiting on {text}", err=True)
-                said = text
+                waits = text
+            if progress and waits:
+                bar.current_item = f"{run.state}, waiting on {waits}"
             bar.render_progress()
             time.sleep(WAIT_POLL)
 

@@ -287,3 +287,16 @@ def test_submit_wait_says_no_worker_claims_and_then_finishes_when_one_does(
     assert "state       completed" in result.stdout
     assert "hello: claimable since " in result.stderr
     assert "but not claimed: no worker is claiming handler 'hello' of workflow 'greet'" in result.stderr
+
+
+def test_submit_wait_on_a_terminal_says_it_in_the_progress_bar(
+    invoke: Callable[..., Result], charge: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(cli, "WAIT_STALL", 0.1)
+    monkeypatch.setattr(cli, "stderr_is_tty", lambda: True)
+    monkeypatch.setattr("click._termui_impl.isatty", lambda stream: True)
+    claim_one(charge, charge.submit("charge", {"tenant": {"id": "acme"}}))
+    result = invoke("submit", "charge", "--input", '{"tenant": {"id": "acme"}}', "--wait", "--timeout", "1s")
+    assert result.exit_code == 1
+    assert "running, waiting on charge: held back: bucket 'acme' of limit per_tenant is full" in result.stderr
+    assert " is waiting on " not in result.stderr  # no line of its own under the bar
