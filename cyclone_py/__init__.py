@@ -1,16 +1,27 @@
 """Cyclone: a durable workflow engine whose state machine lives in PostgreSQL.
 
 The Python package is a thin runtime over the SQL functions of schema
-``cyclone``: declare workflows (:class:`Workflow`, :class:`App`) and their
-schedules (:class:`Schedule`), run them (:class:`Worker`), drive the engine
-directly (:class:`Client`), and test without waiting
+``cyclone``: declare workflows (:class:`Workflow`, :class:`App`), their
+limits (:class:`Limit`) and schedules (:class:`Schedule`), run them
+(:class:`Worker`), drive the engine directly (:class:`Client`), and test without waiting
 (:class:`cyclone_py.testing.Env`).
 """
 
 from __future__ import annotations
 
 from cyclone_py import errors, vocabulary
-from cyclone_py.client import ClaimedStep, Client, FireTime, Run, RunRow, ScheduleRow, StepRow, TickResult
+from cyclone_py.client import (
+    ClaimedStep,
+    Client,
+    Explanation,
+    FireTime,
+    LimitRow,
+    Run,
+    RunRow,
+    ScheduleRow,
+    StepRow,
+    TickResult,
+)
 from cyclone_py.context import StepContext
 from cyclone_py.errors import (
     Cancelled,
@@ -23,6 +34,7 @@ from cyclone_py.errors import (
     StepFailed,
     WrongState,
 )
+from cyclone_py.limit import Limit, LimitUse
 from cyclone_py.loader import load_app
 from cyclone_py.schedule import Schedule
 from cyclone_py.worker import Worker
@@ -37,8 +49,12 @@ __all__ = [
     "Client",
     "CycloneError",
     "DatabaseUnavailable",
+    "Explanation",
     "FireTime",
     "InvalidArgument",
+    "Limit",
+    "LimitRow",
+    "LimitUse",
     "NotFound",
     "Permanent",
     "ReclaimLimitExceeded",

@@ -36,7 +36,17 @@ from uuid import UUID
 import click
 
 from cyclone_py import db, errors, logs
-from cyclone_py.client import Client, Run, RunRow, ScheduleRow, StepError, StepRow, check_reachable
+from cyclone_py.client import (
+    Client,
+    Explanation,
+    LimitRow,
+    Run,
+    RunRow,
+    ScheduleRow,
+    StepError,
+    StepRow,
+    check_reachable,
+)
 from cyclone_py.metrics import parse_listen
 from cyclone_py.vocabulary import (
     DISCARD_KINDS,
@@ -52,6 +62,11 @@ LOG_LEVELS = ("debug", "info", "warning", "error")
 
 CONNECT_TIMEOUT = 10  # seconds: libpq's connect_timeout for every command
 WAIT_POLL = 0.25  # seconds between two looks at a run under ``submit --wait``
+WAIT_STALL = 2.0  # seconds without progress after which ``submit --wait`` says what the run waits on
+# A claimable step due this long (engine clock) and still not claimed: no worker is claiming it.
+CLAIM_GRACE = timedelta(seconds=5)
+WAITING_SHOWN = 10  # steps the text of ``run`` and ``submit --wait`` lists under "waiting on"
+WAITING_EXPLAINED = 50  # steps explained at most for one run (one explain_step call each)
 ERROR_WIDTH = 60  # characters of an error shown in a table cell
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -763,6 +778,96 @@ def top(settings: Settings, once: bool, interval: timedelta) -> None:
                 live.update(Text(f"cyclone top: {describe(exc)}", style="bold red"), refresh=True)
 
 
+# -- why a step does not run (explain_step, in words) ------------------------------
+
+
+def fmt_interval(value: timedelta | None) -> str:
+    """A period as the duration options spell it: ``1m``, ``30s``, ``1h30m``, ``500ms``."""
+    if value is None:
+        return "-"
+    micros = value // timedelta(microseconds=1)
+    if micros <= 0:
+        return f"{value.total_seconds():g}s"
+    parts = []
+    for unit, size in (("d", 86_400_000_000), ("h", 3_600_000_000), ("m", 60_000_000), ("s", 1_000_000),
+                       ("ms", 1_000)):
+        n, micros = divmod(micros, size)
+        if n:
+            parts.append(f"{n}{unit}")
+    return "".join(parts) or f"{value.total_seconds():g}s"
+
+
+def _at(when: datetime | None, now: datetime | None) -> str:
+    if when is None:
+        return "-"
+    ahead = "" if now is None or when <= now else f" (in {fmt_duration(when - now)})"
+    return fmt_time(when) + ahead
+
+
+def explain_text(e: Explanation, step: StepRow | None = None, *, now: datetime | None = None) -> str:
+    """An ``explain_step`` answer in words. The reason is SQL's; this only says it
+    (with the step's row, when given, for who holds it and what it retries)."""
+    reason = e.reason
+    if reason == "running":
+        owner = step.lease_owner if step is not None else None
+        return "running" + (f" (worker {owner})" if owner else "")
+    if reason == "discarded":
+        return "discarded: a dead letter (cyclone retry RUN_ID NODE reopens it)"
+    if reason in ("completed", "cancelled"):
+        return reason
+    if reason == "waiting_signal":
+        return f"waiting for signal {e.signal!r}"
+    if reason == "waiting_child":
+        return "waiting for its child run" + (f" {e.child_run_id}" if e.child_run_id else "")
+    if reason == "pending_deps":
+        noun = "dependency" if len(e.deps) == 1 else "dependencies"
+        return f"waiting for {noun} {', '.join(e.deps)}"
+    if reason == "run_terminal":
+        return f"its run is {e.run_state}"
+    if reason == "run_paused":
+        return "run paused (cyclone resume RUN_ID)"
+    if reason == "not_due":
+        if step is not None and step.attempt > 0 and step.error_kind is not None:
+            return (f"backing off after attempt {step.attempt} failed ({step.error_kind}): "
+                    f"not due until {_at(e.until, now)}")
+        return f"not due until {_at(e.until, now)}"
+    if reason == "concurrency_limit":
+        return f"held back: bucket {e.bucket!r} of limit {e.limit} is full ({e.running}/{e.max} running)"
+    if reason == "rate_limit":
+        bucket = "" if not e.bucket else f" (bucket {e.bucket!r})"
+        return f"rate limit {e.limit}{bucket}: next slot at {_at(e.next_slot_at, now)}"
+    if reason == "claimable":
+        due = step.scheduled_at if step is not None else None
+        if step is not None and due is not None and now is not None and now - due >= CLAIM_GRACE:
+            return (f"claimable since {fmt_time(due)} ({fmt_duration(now - due)} ago) but not claimed: no worker "
+                    f"is claiming handler {step.handler!r} of workflow {step.workflow!r}")
+        return "claimable: the next worker that claims its handler takes it"
+    return reason  # a reason this version does not word yet
+
+
+def _explained(client: Client, step: StepRow, now: datetime) -> dict[str, Any]:
+    e = client.explain_step(step.id)
+    return {"step_id": step.id, "run_id": step.run_id, "workflow": step.workflow, "node": step.node, **e.raw,
+            "text": explain_text(e, step, now=now)}
+
+
+def waiting_on(client: Client, run_id: UUID) -> list[dict[str, Any]]:
+    """What the run's unfinished steps that are not running wait on: the steps
+    that can move first (available, waiting), then those waiting for
+    dependencies; each with its ``explain_step`` answer and its words."""
+    rows = [r for r in client.steps(run_id) if r.state not in TERMINAL_STEP_STATES and r.state != "running"]
+    rows.sort(key=lambda r: (r.state == "pending", r.id))
+    now = client.now()
+    return [_explained(client, r, now) for r in rows[:WAITING_EXPLAINED]]
+
+
+def waiting_lines(waiting: Sequence[Mapping[str, Any]]) -> list[str]:
+    lines = [f"{w['node']}: {w['text']}" for w in waiting[:WAITING_SHOWN]]
+    if len(waiting) > WAITING_SHOWN:
+        lines.append(f"... and {len(waiting) - WAITING_SHOWN} more (cyclone run RUN_ID --json)")
+    return lines
+
+
 # -- submit and wait ----------------------------------------------------------
 
 
@@ -780,6 +885,9 @@ def wait_for_run(client: Client, run_id: UUID, timeout: timedelta | None, *, pro
         length=max(total, 1), label=f"run {run_id}", file=sys.stderr, hidden=not progress,
         show_eta=False, show_percent=False, show_pos=True, item_show_func=lambda state: state,
     )
+    seen: tuple[str, tuple[tuple[str, int], ...]] | None = None
+    moved = explained = time.monotonic()
+    waits: str | None = None  # what it waits on; None: not asked since the run last moved
     with bar:
         while True:
             run = client.get_run(run_id)
@@ -787,9 +895,23 @@ def wait_for_run(client: Client, run_id: UUID, timeout: timedelta | None, *, pro
             # A retry can reopen steps, so the position is set, not advanced.
             bar.pos = sum(n for state, n in counts.items() if state in TERMINAL_STEP_STATES)
             bar.current_item = run.state
-            bar.render_progress()
             if run.terminal or (give_up is not None and time.monotonic() >= give_up):
+                bar.render_progress()
                 return run
+            now_seen = (run.state, tuple(sorted(counts.items())))
+            if now_seen != seen:
+                seen, moved, waits = now_seen, time.monotonic(), None
+            elif (now := time.monotonic()) - moved >= WAIT_STALL and (waits is None or now - explained >= WAIT_STALL):
+                # The run has not moved for a while: say what it waits on (asked
+                # again every WAIT_STALL while it stays stuck; printed once per change).
+                explained = now
+                text = "; ".join(waiting_lines(waiting_on(client, run_id)))
+                if text and not progress and text != waits:
+                    click.echo(f"run {run_id} is waiting on {text}", err=True)
+                waits = text
+            if progress and waits:
+                bar.current_item = f"{run.state}, waiting on {waits}"
+            bar.render_progress()
             time.sleep(WAIT_POLL)
 
 
@@ -834,10 +956,13 @@ def submit(
     except KeyboardInterrupt:
         fail(f"stopped waiting; run {run_id} goes on (see: cyclone run {run_id})")
     if not run.terminal:
+        doc = run_document(client, run_id)
         if as_json:
-            echo_json({**run_document(client, run_id), "timed_out": True})
+            echo_json({**doc, "timed_out": True})
+        lines = waiting_lines(doc["waiting_on"])
+        waits = f"; waiting on {'; '.join(lines)}" if lines else ""
         fail(f"timed out after {fmt_duration(timeout)} waiting for run {run_id}, which is still {run.state} "
-             f"and goes on (see: cyclone run {run_id})")
+             f"and goes on (see: cyclone run {run_id}){waits}")
     show_run(client, run_id, as_json=as_json)
     sys.exit(0 if run.state == "completed" else 1)
 
@@ -864,6 +989,7 @@ def run_document(client: Client, run_id: UUID) -> dict[str, Any]:
         "paused_at": row.paused_at,
         "parent_run_id": row.parent_run_id,
         "steps": client.step_counts(run_id),
+        "waiting_on": [] if run.terminal else waiting_on(client, run_id),
         "input": run.input,
         "output": run.output,
     }
@@ -892,6 +1018,8 @@ def show_run(client: Client, run_id: UUID, *, as_json: bool) -> None:
     if doc["parent_run_id"] is not None:
         fields.append(("parent run", doc["parent_run_id"]))
     fields.append(("steps", fmt_counts(doc["steps"])))
+    if doc["waiting_on"]:
+        fields.append(("waiting on", "\n".join(waiting_lines(doc["waiting_on"]))))
     if doc["output"] is not None:
         fields.append(("output", json.dumps(doc["output"], sort_keys=True)))
     echo_fields(fields)
@@ -927,9 +1055,12 @@ def runs(settings: Settings, state: str | None, workflow: str | None, limit: int
 @json_option
 @pass_settings
 def run(settings: Settings, run_id: UUID, as_json: bool) -> None:
-    """Show a run: state, error, timing.
+    """Show a run: state, error, timing, and what it waits on.
 
     The error kind and error are those of the discard that failed the run.
+    For an unfinished run, "waiting on" says why each step that is not running
+    does not run (cyclone.explain_step): a dependency, a signal, a child run, a
+    backoff, a full limit bucket, a rate limit, a pause, or no worker claiming it.
     """
     show_run(settings.client(), run_id, as_json=as_json)
 
@@ -1149,6 +1280,137 @@ def signal(settings: Settings, run_id: UUID, name: str, payload: Any) -> None:
             f"no wait node for {name!r} is still to come")
         fail(f"run {run_id} did not take signal {name!r}: {why}")
     click.echo(f"signal {name!r} delivered to run {run_id}")
+
+
+# -- limits ----------------------------------------------------------------------
+
+
+def _bucket(name: str) -> str:
+    return repr(name)  # '' for the bucket of a limit without a key
+
+
+def _rate(row: LimitRow) -> str:
+    return "-" if row.rate is None else f"{row.rate}/{fmt_interval(row.period)}"
+
+
+def _limits_json(as_json: bool) -> bool:
+    """``--json`` given to the subcommand or to ``cyclone limits`` itself."""
+    return as_json or bool(click.get_current_context().meta.get("cyclone.limits.json"))
+
+
+def _limit_document(row: LimitRow) -> dict[str, Any]:
+    return {"name": row.name, "concurrency": row.concurrency, "rate": row.rate,
+            "period": None if row.period is None else row.period.total_seconds()}
+
+
+def _list_limits(client: Client, *, as_json: bool) -> None:
+    rows = client.limits()
+    if as_json:
+        echo_json([as_dict(r) for r in rows])
+        return
+    echo_table(
+        ["name", "bucket", "concurrency", "running", "rate", "claims in period", "available"],
+        [(r.name, _bucket(r.bucket), r.concurrency, r.running, _rate(r), r.claims_in_period, r.available)
+         for r in rows],
+        empty="no limits",
+    )
+
+
+@main.group("limits", invoke_without_command=True)
+@json_option
+@pass_settings
+@click.pass_context
+def limits(ctx: click.Context, settings: Settings, as_json: bool) -> None:
+    """List limits and their buckets (`cyclone limits`), or change one.
+
+    A limit bounds how many steps of each of its buckets run at once
+    (concurrency) and how many are claimed in any period (rate). Workers
+    register the limits their app declares when they start, and the app's
+    values win over those set here.
+    """
+    ctx.meta["cyclone.limits.json"] = as_json
+    if ctx.invoked_subcommand is None:
+        _list_limits(settings.client(), as_json=as_json)
+
+
+@limits.command("list")
+@json_option
+@pass_settings
+def limits_list(settings: Settings, as_json: bool) -> None:
+    """List each limit's buckets: running steps, claims in the current period,
+    and available (the due steps that take the bucket and are not running)."""
+    _list_limits(settings.client(), as_json=_limits_json(as_json))
+
+
+@limits.command("set")
+@click.argument("name")
+@click.option("--concurrency", type=int, default=None, metavar="N", help="At most N running steps per bucket.")
+@click.option("--rate", type=int, default=None, metavar="N", help="At most N claims per bucket in any --per.")
+@click.option("--per", type=Duration(), default=None, metavar="DURATION", help="The rate's period (1s, 1m, 1h).")
+@json_option
+@pass_settings
+def limits_set(settings: Settings, name: str, concurrency: int | None, rate: int | None, per: timedelta | None,
+               as_json: bool) -> None:
+    """Create or replace limit NAME (cyclone.define_limit).
+
+    Every value is set anew: one not given is no bound. Give --concurrency,
+    or --rate with --per, or both. Applies to the next claim; lowering it
+    cancels nothing. A worker whose app declares NAME sets the app's values
+    again when it starts.
+    """
+    client = settings.client()
+    client.define_limit(name, concurrency, rate, per)
+    row = next(r for r in client.limits(name) if r.bucket == "")
+    if _limits_json(as_json):
+        echo_json(_limit_document(row))
+        return
+    values = [] if row.concurrency is None else [f"concurrency {row.concurrency}"]
+    if row.rate is not None:
+        values.append(f"rate {row.rate} per {fmt_interval(row.period)}")
+    click.echo(f"limit {name!r} set: {', '.join(values)}")
+
+
+@limits.command("rm")
+@click.argument("name")
+@json_option
+@pass_settings
+def limits_rm(settings: Settings, name: str, as_json: bool) -> None:
+    """Remove limit NAME (cyclone.drop_limit).
+
+    Refused while a workflow definition names it or an unfinished step takes
+    it. A worker whose app still declares it registers it again when it starts.
+    """
+    if not settings.client().drop_limit(name):
+        fail(f'limit "{name}" not found')
+    if _limits_json(as_json):
+        echo_json({"name": name, "removed": True})
+        return
+    click.echo(f"limit {name!r} removed")
+
+
+@main.command("explain")
+@click.argument("step_id", type=int)
+@json_option
+@pass_settings
+def explain(settings: Settings, step_id: int, as_json: bool) -> None:
+    """Say why step STEP_ID is not running (cyclone.explain_step).
+
+    The first reason that applies: its terminal state, running, waiting for a
+    signal or a child run, waiting for dependencies, its run ended or paused,
+    not due yet (a backoff or a run_at), a full limit bucket, a rate limit, or
+    claimable (and, when it has been for a while, that no worker claims it).
+    Step ids are in `cyclone steps RUN_ID --json`.
+    """
+    client = settings.client()
+    e = client.explain_step(step_id)  # NotFound for an unknown id
+    step = client.step(step_id)
+    now = client.now()
+    text = explain_text(e, step, now=now)
+    if as_json:
+        echo_json({"step_id": step_id, "run_id": step.run_id, "workflow": step.workflow, "node": step.node,
+                   **e.raw, "text": text})
+        return
+    click.echo(f"step {step_id} (node {step.node} of run {step.run_id}, workflow {step.workflow}): {text}")
 
 
 # -- schedules -------------------------------------------------------------------

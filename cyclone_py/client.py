@@ -41,7 +41,9 @@ __all__ = [
     "Client",
     "CompleteResult",
     "DiscardedStep",
+    "Explanation",
     "FireTime",
+    "LimitRow",
     "ListenConnection",
     "Metric",
     "Run",
@@ -227,6 +229,69 @@ _SCHEDULE_COLUMNS = (
     "s.name, s.cron, s.timezone, s.workflow, s.overlap, s.catchup, s.paused, s.next_fire_at, s.last_slot, "
     "s.last_run_id, r.state AS last_run_state, s.next_fire_at AT TIME ZONE s.timezone AS next_fire_wall"
 )
+
+
+@dataclass(frozen=True)
+class LimitRow:
+    """A row of ``cyclone.cyclone_v_limits``: one limit and one of its buckets
+    (``''`` without a key), with its running steps, its claims in the current
+    period (None without a rate) and its due available steps."""
+
+    name: str
+    bucket: str
+    concurrency: int | None
+    running: int
+    rate: int | None
+    period: timedelta | None
+    claims_in_period: int | None
+    available: int
+
+
+def _moment(value: Any) -> datetime | None:
+    return None if value is None else datetime.fromisoformat(str(value))
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """``cyclone.explain_step``: why a step is not running. ``reason`` is the
+    first that applies (SPEC 12: a terminal state, ``running``,
+    ``waiting_signal``, ``waiting_child``, ``pending_deps``, ``run_terminal``,
+    ``run_paused``, ``not_due``, ``concurrency_limit``, ``rate_limit``,
+    ``claimable``); the details it comes with are fields (None when the
+    reason has none), and ``raw`` is the answer as SQL gave it."""
+
+    step_id: int
+    reason: str
+    deps: tuple[str, ...] = ()
+    signal: str | None = None
+    child_run_id: UUID | None = None
+    run_state: str | None = None
+    until: datetime | None = None
+    limit: str | None = None
+    bucket: str | None = None
+    running: int | None = None
+    max: int | None = None
+    next_slot_at: datetime | None = None
+    raw: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_json(cls, step_id: int, data: Mapping[str, Any]) -> Explanation:
+        child = data.get("child_run_id")
+        return cls(
+            step_id=step_id,
+            reason=str(data["reason"]),
+            deps=tuple(str(d) for d in data.get("deps") or ()),
+            signal=data.get("signal"),
+            child_run_id=None if child is None else UUID(str(child)),
+            run_state=data.get("run_state"),
+            until=_moment(data.get("until")),
+            limit=data.get("limit"),
+            bucket=data.get("bucket"),
+            running=data.get("running"),
+            max=data.get("max"),
+            next_slot_at=_moment(data.get("next_slot_at")),
+            raw=dict(data),
+        )
 
 
 @dataclass(frozen=True)
@@ -435,6 +500,37 @@ class Client:
     def define_workflow(self, name: str, definition: Mapping[str, Any]) -> None:
         """``cyclone.define_workflow``: insert or replace a workflow definition."""
         self._value("SELECT cyclone.define_workflow(%s, %s)", (name, Jsonb(dict(definition))))
+
+    # -- limits -----------------------------------------------------------
+
+    def define_limit(
+        self,
+        name: str,
+        concurrency: int | None = None,
+        rate: int | None = None,
+        period: Duration | None = None,
+    ) -> None:
+        """``cyclone.define_limit``: insert or replace a limit (every value anew;
+        one not given is no bound). Applies to the next claim."""
+        self._value("SELECT cyclone.define_limit(%s, %s, %s, %s)", (name, concurrency, rate, _interval(period)))
+
+    def drop_limit(self, name: str) -> bool:
+        """``cyclone.drop_limit``: false when there is no such limit; ``WrongState``
+        while a workflow names it or an unfinished step takes it."""
+        return bool(self._value("SELECT cyclone.drop_limit(%s)", (name,)))
+
+    def limits(self, name: str | None = None) -> list[LimitRow]:
+        """Rows of ``cyclone_v_limits`` (of one limit with ``name``), by name then bucket."""
+        return self._rows(
+            LimitRow,
+            "SELECT name, bucket, concurrency, running, rate, period, claims_in_period, available "
+            "FROM cyclone.cyclone_v_limits WHERE %(name)s::text IS NULL OR name = %(name)s ORDER BY name, bucket",
+            {"name": name},
+        )
+
+    def explain_step(self, step_id: int) -> Explanation:
+        """``cyclone.explain_step``: why a step is not running (``NotFound`` for an unknown id)."""
+        return Explanation.from_json(step_id, self._value("SELECT cyclone.explain_step(%s)", (step_id,)))
 
     # -- runs -------------------------------------------------------------
 
@@ -764,6 +860,13 @@ class Client:
         rows = self._rows(RunRow, f"SELECT {_RUN_COLUMNS} FROM cyclone.cyclone_v_runs WHERE id = %s", (_uuid(run_id),))
         if not rows:
             raise errors.NotFound(f"run {run_id} not found")
+        return rows[0]
+
+    def step(self, step_id: int) -> StepRow:
+        """The ``cyclone_v_steps`` row of one step."""
+        rows = self._rows(StepRow, f"SELECT {_STEP_COLUMNS} FROM cyclone.cyclone_v_steps WHERE id = %s", (step_id,))
+        if not rows:
+            raise errors.NotFound(f"step {step_id} not found")
         return rows[0]
 
     def steps(self, run_id: RunId) -> list[StepRow]:

@@ -144,7 +144,9 @@ class Env:
         self.workflows = self.app.workflow_names()
         self.discards: list[errors.StepFailed] = []
         if register:
-            # As a worker does at start: the workflows, then the schedules.
+            # As a worker does at start: the limits, the workflows, then the schedules.
+            for lim in self.app.limits:
+                self.client.define_limit(**lim.arguments())
             for name, definition in self.app.definitions():
                 self.client.define_workflow(name, definition)
             for sched in self.app.schedules:

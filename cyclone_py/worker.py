@@ -8,8 +8,10 @@ whatever finished while the previous report was in flight) or ``fail``. Every
 poll interval it calls ``cyclone.tick`` so that expired leases, timeouts,
 deadlines, ``max_wait`` and due schedule slots are handled even with no pg_cron.
 
-At start it registers the app's workflows (``define_workflow``), then its
-schedules (``cyclone.schedule``: replacing one keeps its fired slots and its
+At start it registers the app's limits (``define_limit``: the app's
+declaration wins over a value set by hand, and one log line says so when it
+changes one), then its workflows (``define_workflow``, which refuses a limit it
+does not know), then its schedules (``cyclone.schedule``: replacing one keeps its fired slots and its
 paused state, so a restart never undoes an operator's pause). A schedule the
 app no longer declares is left alone: ``cyclone schedules rm`` removes it.
 
@@ -66,11 +68,12 @@ from cyclone_py.aio import EventLoop, is_async_handler
 from cyclone_py.client import ClaimedStep, Client
 from cyclone_py.durations import Duration, to_seconds
 from cyclone_py.execution import Backoff, ErrorHook, Outcome, execute, execute_async, failure, make_context
+from cyclone_py.limit import Limit
 from cyclone_py.listener import Listener
 from cyclone_py.metrics import ABANDONED, MetricsServerError, WorkerMetrics, parse_listen
 from cyclone_py.reporter import Reporter
 from cyclone_py.runtime import Active, HandlerPool, Timers, log_extra
-from cyclone_py.workflow import App, Workflow, as_app
+from cyclone_py.workflow import App, Workflow, as_app, format_interval
 
 __all__ = ["Backoff", "ErrorHook", "Worker"]
 
@@ -354,6 +357,8 @@ class Worker:
         delay = 0.1
         while not self._stop_claiming.is_set():
             try:
+                for lim in self.app.limits:
+                    self._register_limit(lim)
                 for name, definition in self.app.definitions():
                     self.client.define_workflow(name, definition)
                 for sched in self.app.schedules:
@@ -370,6 +375,24 @@ class Worker:
                 logger.warning("database unavailable while registering workflows: %s", exc, extra=self._log_extra())
                 self._stop_claiming.wait(delay)
                 delay = min(delay * 2, self.max_db_backoff)
+
+    def _register_limit(self, lim: Limit) -> None:
+        """``define_limit`` with the app's values; the values it replaced (read
+        from ``cyclone_v_limits``, which the worker role may read) go in the log line."""
+        try:
+            before = next((r for r in self.client.limits(lim.name) if r.bucket == ""), None)
+        except errors.PermissionDenied:  # a role without the view: say only that it registered
+            before = None
+        self.client.define_limit(**lim.arguments())
+        new = _limit_values(lim.concurrency, lim.rate, lim.per)
+        extra = self._log_extra(limit=lim.name, concurrency=lim.concurrency, rate=lim.rate,
+                                period=None if lim.per is None else lim.per.total_seconds())
+        old = None if before is None else _limit_values(before.concurrency, before.rate, before.period)
+        if old is not None and old != new:
+            logger.warning("limit %s changed at registration: %s -> %s (the app's declaration wins)",
+                           lim.name, old, new, extra={**extra, "was": old})
+        else:
+            logger.info("limit %s registered: %s", lim.name, new, extra=extra)
 
     def _shutdown(self, *, log: bool = True) -> None:
         self._stop_claiming.set()
@@ -754,6 +777,14 @@ class Worker:
     def _on_wakeup(self) -> None:
         self._wakeup_pending = True
         self._wake.set()
+
+
+def _limit_values(concurrency: int | None, rate: int | None, period: timedelta | None) -> str:
+    """``concurrency 5``, ``rate 100 per 1 minute``, or both."""
+    parts = [] if concurrency is None else [f"concurrency {concurrency}"]
+    if rate is not None:
+        parts.append(f"rate {rate}" + ("" if period is None else f" per {format_interval(period)}"))
+    return ", ".join(parts) or "no bound"
 
 
 def _average(current: float | None, sample: float, weight: float = 0.1) -> float:

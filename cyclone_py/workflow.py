@@ -9,8 +9,10 @@ refused here.
 
 An :class:`App` holds several workflows and the policy its workers (and the
 test harness) apply to them: a custom ``backoff``, the ``on_error`` hook and
-``max_reclaims``; and its schedules (:class:`~cyclone_py.schedule.Schedule`),
-which its workers register at start. ``cyclone worker --app MODULE:ATTR``
+``max_reclaims``; its limits (:class:`~cyclone_py.limit.Limit`: those its
+workflows take, and any more it declares) and its schedules
+(:class:`~cyclone_py.schedule.Schedule`), which its workers register at start.
+``cyclone worker --app MODULE:ATTR``
 points at an App or a single Workflow (:mod:`cyclone_py.loader` imports it).
 Nothing here talks to the database: :meth:`App.definitions` gives the
 definitions in the order ``define_workflow`` needs them, and the worker or
@@ -28,10 +30,12 @@ from typing import Any, overload
 from cyclone_py.context import StepContext
 from cyclone_py.durations import Duration, to_timedelta
 from cyclone_py.errors import StepFailed
+from cyclone_py.limit import Limit, LimitUse, as_use
 from cyclone_py.schedule import Schedule
 
 __all__ = [
     "App",
+    "LimitRef",
     "Backoff",
     "ErrorHook",
     "Handler",
@@ -48,6 +52,8 @@ Backoff = Callable[[int], Duration]
 # Called with every discard a worker or the harness sees.
 ErrorHook = Callable[[StepFailed], Any]
 DepRef = str | Callable[..., Any]
+#: What ``limits=[...]`` takes: a Limit (its one bucket) or ``limit.by(key)``.
+LimitRef = Limit | LimitUse
 
 _UNITS = (("day", 86_400), ("hour", 3_600), ("minute", 60), ("second", 1))
 
@@ -68,6 +74,17 @@ def format_interval(value: Interval) -> str:
             return f"{n} {unit}{'' if abs(n) == 1 else 's'}"
     secs = format(Decimal(micros) / Decimal(1_000_000), "f").rstrip("0").rstrip(".")
     return f"{secs} seconds"
+
+
+def _limit_uses(owner: str, limits: Iterable[LimitRef]) -> tuple[LimitUse, ...]:
+    if isinstance(limits, Limit | LimitUse | str):
+        raise TypeError(f"{owner}: limits is a list of Limit or limit.by(key), got {limits!r}")
+    return tuple(as_use(x) for x in limits)
+
+
+def _no_limits(kind: str, name: str, limits: Iterable[LimitRef] | None) -> None:
+    if limits is not None and list(limits):
+        raise ValueError(f"{kind} node {name!r} cannot take limits: limits apply to task nodes only")
 
 
 def _dep_name(dep: DepRef) -> str:
@@ -97,6 +114,7 @@ class Node:
     signal: str | None = None
     workflow: str | None = None
     max_wait: str | None = None
+    limits: tuple[LimitUse, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """The node as SPEC section 4 spells it."""
@@ -111,6 +129,8 @@ class Node:
                 out["timeout"] = self.timeout
             if self.priority:
                 out["priority"] = self.priority
+            if self.limits:
+                out["limits"] = [u.to_json() for u in self.limits]
         if self.kind == "wait":
             out["signal"] = self.signal or self.name
         if self.kind == "child":
@@ -132,13 +152,19 @@ class _Registration:
 
 
 class Workflow:
-    """A named DAG of task, wait and child nodes with their Python handlers."""
+    """A named DAG of task, wait and child nodes with their Python handlers.
 
-    def __init__(self, name: str, max_attempts: int | None = None) -> None:
+    ``limits``: the limits every task node of the workflow takes (a
+    :class:`~cyclone_py.limit.Limit` or ``limit.by(key)``); a step adds its own
+    with ``@wf.step(limits=[...])``.
+    """
+
+    def __init__(self, name: str, max_attempts: int | None = None, *, limits: Iterable[LimitRef] = ()) -> None:
         if not name:
             raise ValueError("a workflow needs a name")
         self.name = name
         self.max_attempts = max_attempts
+        self.limits = _limit_uses(f"workflow {name!r}", limits)
         self._reg = _Registration()
         self._children: dict[str, Workflow] = {}
 
@@ -161,6 +187,15 @@ class Workflow:
         """Workflows given as objects to :meth:`child`, by name."""
         return dict(self._children)
 
+    def declared_limits(self) -> list[Limit]:
+        """Every :class:`~cyclone_py.limit.Limit` object the workflow and its
+        task nodes take, in the order they are named (repeats included: the
+        App checks that one name means one limit)."""
+        uses = list(self.limits)
+        for node in self._reg.nodes.values():
+            uses.extend(node.limits)
+        return [u.limit for u in uses]
+
     def handler_for(self, handler: str) -> Handler | None:
         return self._reg.handlers.get(handler)
 
@@ -169,6 +204,8 @@ class Workflow:
         out: dict[str, Any] = {}
         if self.max_attempts is not None:
             out["max_attempts"] = self.max_attempts
+        if self.limits:
+            out["limits"] = [u.to_json() for u in self.limits]
         out["nodes"] = [n.to_json() for n in self._reg.nodes.values()]
         return out
 
@@ -200,6 +237,7 @@ class Workflow:
         on_dep_failure: str = "fail_run",
         priority: int = 0,
         handler: str | None = None,
+        limits: Iterable[LimitRef] = (),
     ) -> Callable[[Handler], Handler]: ...
 
     def step(
@@ -214,14 +252,18 @@ class Workflow:
         on_dep_failure: str = "fail_run",
         priority: int = 0,
         handler: str | None = None,
+        limits: Iterable[LimitRef] = (),
     ) -> Handler | Callable[[Handler], Handler]:
         """Declare a task node run by the decorated function.
 
         ``name`` defaults to the function's name and ``handler`` (the name
         workers claim by) to the node name. One handler name maps to one
         function: a second, different function under the same name is refused.
+        ``limits``: the limits this node takes besides the workflow's (a name
+        at both levels is taken once, with the node's key).
         """
         dep_names = tuple(_dep_name(d) for d in deps)
+        uses = _limit_uses(f"workflow {self.name!r}", limits)
 
         def decorate(func: Handler) -> Handler:
             node_name = name or getattr(func, "__name__", None)
@@ -243,6 +285,7 @@ class Workflow:
                     timeout=None if timeout is None else format_interval(timeout),
                     on_dep_failure=on_dep_failure,
                     priority=priority,
+                    limits=uses,
                 )
             )
             self._reg.handlers[handler_name] = func
@@ -263,9 +306,12 @@ class Workflow:
         deps: Iterable[DepRef] = (),
         max_wait: Interval | None = None,
         on_dep_failure: str = "fail_run",
+        limits: Iterable[LimitRef] | None = None,
     ) -> Node:
         """Declare a wait node, completed by ``cyclone.signal(run, signal)``
-        (``signal`` defaults to the node name)."""
+        (``signal`` defaults to the node name). A wait node takes no limits:
+        ``limits`` is refused (``ValueError``)."""
+        _no_limits("wait", name, limits)
         node = Node(
             name=name,
             kind="wait",
@@ -284,9 +330,12 @@ class Workflow:
         deps: Iterable[DepRef] = (),
         max_wait: Interval | None = None,
         on_dep_failure: str = "fail_run",
+        limits: Iterable[LimitRef] | None = None,
     ) -> Node:
         """Declare a child node: when reached, a run of ``workflow`` is submitted
-        with this run's input, and its output becomes the node's."""
+        with this run's input, and its output becomes the node's. A child node
+        takes no limits (its child run's steps may): ``limits`` is refused."""
+        _no_limits("child", name, limits)
         wf_name = workflow if isinstance(workflow, str) else workflow.name
         node = Node(
             name=name,
@@ -315,6 +364,11 @@ class App:
     uses them unless given its own (``cyclone worker --app`` likewise, unless
     ``--max-reclaims`` is given).
 
+    ``limits`` (or :meth:`add_limit`): :class:`~cyclone_py.limit.Limit`
+    objects its workers register at start besides those its workflows take
+    (:attr:`limits` lists both), before its workflows. One name is one limit:
+    two limits of one name with different values are refused (``ValueError``).
+
     ``schedules`` (or :meth:`schedule`, :meth:`add_schedule`): the
     :class:`~cyclone_py.schedule.Schedule` objects its workers register at
     start, after its workflows; each must run a workflow of this app.
@@ -328,6 +382,7 @@ class App:
         on_error: ErrorHook | None = None,
         max_reclaims: int | None = None,
         schedules: Iterable[Schedule] = (),
+        limits: Iterable[Limit] = (),
     ) -> None:
         if backoff is not None and not callable(backoff):
             raise TypeError(f"backoff must be callable, got {type(backoff).__name__}")
@@ -343,6 +398,9 @@ class App:
         self.max_reclaims = max_reclaims
         self._workflows: dict[str, Workflow] = {}
         self._schedules: dict[str, Schedule] = {}
+        self._limits: dict[str, Limit] = {}
+        for lim in limits:
+            self.add_limit(lim)
         for wf in workflows:
             self.add(wf)
         for sched in schedules:
@@ -369,15 +427,44 @@ class App:
         existing = self._workflows.get(workflow.name)
         if existing is not None and existing is not workflow:
             raise ValueError(f"app already has a different workflow named {workflow.name!r}")
+        self._check_limits([*self.limits, *workflow.declared_limits()])
         self._workflows[workflow.name] = workflow
         for child in workflow.child_workflows.values():
             if child.name not in self._workflows:
                 self.add(child)
         return workflow
 
-    def workflow(self, name: str, max_attempts: int | None = None) -> Workflow:
+    def workflow(self, name: str, max_attempts: int | None = None, *, limits: Iterable[LimitRef] = ()) -> Workflow:
         """Create a workflow and add it."""
-        return self.add(Workflow(name, max_attempts=max_attempts))
+        return self.add(Workflow(name, max_attempts=max_attempts, limits=limits))
+
+    @property
+    def limits(self) -> list[Limit]:
+        """Every limit the app declares and its workflows take (steps declared
+        after the workflow was added included), once each, in the order first
+        named: what its workers register, before its workflows. Raises
+        ``ValueError`` when two limits of one name differ."""
+        declared = list(self._limits.values())
+        for wf in self._workflows.values():
+            declared.extend(wf.declared_limits())
+        return self._check_limits(declared)
+
+    @staticmethod
+    def _check_limits(declared: Iterable[Limit]) -> list[Limit]:
+        by_name: dict[str, Limit] = {}
+        for lim in declared:
+            existing = by_name.setdefault(lim.name, lim)
+            if existing != lim:
+                raise ValueError(f"app has two different limits named {lim.name!r}: {existing!r} and {lim!r}")
+        return list(by_name.values())
+
+    def add_limit(self, limit: Limit) -> Limit:
+        """Declare a limit its workers register even if no workflow of the app takes it."""
+        if not isinstance(limit, Limit):
+            raise TypeError(f"expected a cyclone Limit, got {type(limit).__name__}")
+        self._check_limits([*self.limits, limit])
+        self._limits.setdefault(limit.name, limit)
+        return limit
 
     @property
     def schedules(self) -> list[Schedule]:

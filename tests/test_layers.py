@@ -24,6 +24,7 @@ LAYERS: dict[str, int] = {
     # the handler's context and the schedule declarations, then the definitions (plain data)
     "context": 1,
     "schedule": 1,
+    "limit": 1,
     "workflow": 2,
     # the one module with SQL; loading an app by MODULE:ATTR (definitions only)
     "client": 3,
