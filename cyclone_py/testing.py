@@ -352,12 +352,33 @@ class Env:
         return out
 
     def _advance_to_next_retry(self, steps: Sequence[StepRow]) -> bool:
-        due = [s.scheduled_at for s in steps if s.state == "available" and s.scheduled_at is not None]
-        if not due:
+        """Move the clock to the first moment an available step can be claimed:
+        its retry's ``scheduled_at``, or its rate limit's next slot (both as
+        ``explain_step`` says). False when no step waits on time."""
+        moments: list[datetime] = []
+        for s in steps:
+            if s.state != "available":
+                continue
+            e = self.client.explain_step(s.id)
+            if e.reason == "not_due" and e.until is not None:
+                moments.append(e.until)
+            elif e.reason == "rate_limit" and e.next_slot_at is not None:
+                moments.append(e.next_slot_at)
+        if not moments:
             return False
-        gap = min(due) - self.client.now()
+        gap = min(moments) - self.client.now()
         self.advance_time(max(gap, timedelta(0)) + timedelta(milliseconds=1))
         return True
+
+    def _held_back(self, step_id: int) -> str:
+        """Why an available, due step was not claimed, as ``explain_step`` says."""
+        e = self.client.explain_step(step_id)
+        if e.reason == "concurrency_limit":
+            return f"is held back: bucket {e.bucket!r} of limit {e.limit} is full ({e.running}/{e.max} running)"
+        if e.reason == "rate_limit" and e.next_slot_at is not None:
+            return (f"waits for limit {e.limit}'s next slot at {e.next_slot_at.isoformat()} "
+                    "(advance_time, or run_until_complete(..., advance=True))")
+        return "is available but was not claimed"
 
     def _stuck_message(self, run: Run, steps: Sequence[StepRow]) -> str:
         reasons: list[str] = []
@@ -379,6 +400,6 @@ class Env:
                 elif s.handler not in self.handlers:
                     reasons.append(f"node {s.node!r}{where} needs handler {s.handler!r}, not in this app")
                 elif run.state != "paused":
-                    reasons.append(f"node {s.node!r}{where} is available but was not claimed")
+                    reasons.append(f"node {s.node!r}{where} {self._held_back(s.id)}")
         detail = "; ".join(reasons) or "no step is claimable or running"
         return f"run {run.id} ({run.workflow}) is {run.state} and cannot progress on its own: {detail}"

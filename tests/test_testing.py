@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from cyclone_py import App, Permanent, Workflow, errors
+from cyclone_py import App, Limit, Permanent, Workflow, errors
 from cyclone_py.context import StepContext
 from cyclone_py.testing import Env
 
@@ -134,3 +134,42 @@ def test_step_timeout_in_the_harness(dsn: str) -> None:
         run_id = env.submit(wf)
         run = env.run_until_complete(run_id)
         assert (run.state, run.error_kind) == ("failed", "timeout")
+
+
+def _limited() -> App:
+    mail = Limit("mail", rate=1, per=timedelta(minutes=1))
+    one = Limit("one", concurrency=1)
+    send = Workflow("send", limits=[mail])
+
+    @send.step()
+    def deliver(ctx: StepContext) -> Any:
+        return "sent"
+
+    solo = Workflow("solo", limits=[one])
+
+    @solo.step()
+    def work(ctx: StepContext) -> Any:
+        return "done"
+
+    return App(send, solo)
+
+
+def test_a_rate_limited_run_needs_time_and_advance_moves_it_to_the_next_slot(dsn: str) -> None:
+    with Env(dsn, _limited()) as env:
+        first, second = env.submit("send"), env.submit("send")
+        assert env.run_until_complete(first).state == "completed"
+        with pytest.raises(errors.RunStuck, match="'deliver' waits for limit mail's next slot at"):
+            env.run_until_complete(second)
+        before = env.client.now()
+        assert env.run_until_complete(second, advance=True).state == "completed"
+        assert env.client.now() - before >= timedelta(seconds=59)  # moved to the next slot, not past it by much
+        assert env.client.now() - before < timedelta(minutes=2)
+
+
+def test_a_run_held_back_by_a_full_bucket_says_so(dsn: str) -> None:
+    with Env(dsn, _limited()) as env:
+        other, held = env.submit("solo"), env.submit("solo")
+        [taken] = env.client.claim("elsewhere", None, 1)  # another worker holds the one slot
+        assert taken.run_id == other
+        with pytest.raises(errors.RunStuck, match=r"'work' is held back: bucket '' of limit one is full \(1/1"):
+            env.run_until_complete(held)
