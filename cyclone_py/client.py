@@ -225,6 +225,15 @@ class Metric:
     value: float
 
 
+@dataclass(frozen=True)
+class Violation:
+    """A row of ``cyclone.check_invariants()``: a consistency rule of the engine
+    and what breaks it."""
+
+    invariant: str
+    detail: dict[str, Any]
+
+
 _SCHEDULE_COLUMNS = (
     "s.name, s.cron, s.timezone, s.workflow, s.overlap, s.catchup, s.paused, s.next_fire_at, s.last_slot, "
     "s.last_run_id, r.state AS last_run_state, s.next_fire_at AT TIME ZONE s.timezone AS next_fire_wall"
@@ -804,6 +813,12 @@ class Client:
     def metrics(self) -> list[Metric]:
         """``cyclone.metrics()``: the engine's gauges, one row per name and label set."""
         return self._rows(Metric, "SELECT name, labels, value FROM cyclone.metrics()")
+
+    def check_invariants(self) -> list[Violation]:
+        """``cyclone.check_invariants()``: the rows that break the engine's
+        consistency rules, read in one snapshot; empty when the state is
+        consistent (cyclone_admin)."""
+        return self._rows(Violation, "SELECT invariant, detail FROM cyclone.check_invariants()")
 
     def prune(self, older_than: Duration, limit: int = 1000) -> int:
         """``cyclone.prune``: delete up to ``limit`` runs finished more than

@@ -41,3 +41,11 @@ def terminal(client: Client, run_id: Any) -> Any:
 
 def step_of(client: Client, run_id: Any, node: str) -> StepRow:
     return next(s for s in client.steps(run_id) if s.node == node)
+
+
+def assert_consistent(dsn: str) -> None:
+    """Fail the test if ``cyclone.check_invariants()`` reports anything: the end
+    of every race, crash and soak test."""
+    with Client(dsn, min_size=1, max_size=1) as c:
+        violations = c.check_invariants()
+    assert violations == [], violations

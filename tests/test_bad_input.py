@@ -413,6 +413,7 @@ VALID: dict[str, Args] = {
         f.schedule(), datetime(2020, 1, 1, tzinfo=UTC), datetime(2020, 1, 3, tzinfo=UTC)],
     "backoff(integer)": lambda f: [1],
     "cancel(uuid,text)": lambda f: [f.run(), "why"],
+    "check_invariants()": lambda f: [],
     "claim(text,text[],integer,interval,text[])": lambda f: (
         f.run(), ["w", ["work"], 1, timedelta(seconds=30), ["nul"]])[1],
     "complete(bigint,text,bigint,jsonb)": lambda f: (

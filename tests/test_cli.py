@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
+import psycopg
 import pytest
 from click.testing import CliRunner, Result
 from helpers import wait_for
@@ -286,6 +287,22 @@ def test_dlq_list_filters_by_reason_and_workflow(invoke: Callable[..., Result], 
     assert json.loads(ok(invoke("dlq", "list", "--json", "--reason", "timeout"))) == []
     assert json.loads(ok(invoke("dlq", "list", "--json", "--workflow", "basic"))) == []
     assert "no discarded steps" in invoke("dlq", "list", "--reason", "max_wait").stderr
+
+
+def test_check_says_consistent_or_lists_what_breaks_an_invariant(invoke: Callable[..., Result], client: Client,
+                                                                 dsn: str) -> None:
+    assert ok(invoke("check")).strip() == "consistent: no invariant is broken"
+    assert json.loads(ok(invoke("check", "--json"))) == []
+    run_id = submit(invoke, "basic", "--input", '{"n": 1}')
+    [step] = client.claim("w1", None, 1)
+    with psycopg.connect(dsn, autocommit=True) as c:  # broken by hand: the API cannot break it
+        c.execute("UPDATE cyclone.cyclone_steps SET lease_generation = 0 WHERE id = %s", (step.step_id,))
+    result = invoke("check", "--json")
+    assert result.exit_code == 1
+    [row] = json.loads(result.stdout)
+    assert (row["invariant"], row["detail"]["run_id"]) == ("running_step_without_lease", str(run_id))
+    text = invoke("check")
+    assert text.exit_code == 1 and "running_step_without_lease" in text.stdout
 
 
 def test_tick_reports_counts(invoke: Callable[..., Result], client: Client) -> None:

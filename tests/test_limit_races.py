@@ -17,9 +17,12 @@ import random
 import threading
 import time
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
 import psycopg
+import pytest
+from helpers import assert_consistent
 from psycopg.types.json import Jsonb
 from sqlapi import Conn, connect, db  # noqa: F401, F811  (db is a fixture)
 
@@ -40,6 +43,13 @@ END $$;
 CREATE TRIGGER zz_observe AFTER UPDATE OF state ON cyclone.cyclone_steps
     FOR EACH ROW WHEN (OLD.state IS DISTINCT FROM NEW.state) EXECUTE FUNCTION observer.record();
 """
+
+@pytest.fixture(autouse=True)
+def _consistent_at_the_end(dsn: str) -> Iterator[None]:
+    """Every test here ends with no broken invariant (cyclone.check_invariants())."""
+    yield
+    assert_consistent(dsn)
+
 
 
 def claimer(dsn: str, name: str, seed: int, claimed: list[tuple[int, int]], stop: threading.Event) -> None:

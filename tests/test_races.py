@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 from uuid import UUID
 
 import psycopg
 import pytest
+from helpers import assert_consistent
 from psycopg.types.json import Jsonb
 from sqlapi import (  # noqa: F401  (db is a fixture)
     Call,
@@ -29,6 +30,14 @@ from sqlapi import (  # noqa: F401  (db is a fixture)
     submit,
     wait_until_blocked,
 )
+
+
+@pytest.fixture(autouse=True)
+def _consistent_at_the_end(dsn: str) -> Iterator[None]:
+    """Every test here ends with no broken invariant (cyclone.check_invariants())."""
+    yield
+    assert_consistent(dsn)
+
 
 
 def claim_node(c: Conn, run_id: UUID, node: str, worker: str) -> Row:

@@ -7,15 +7,25 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import psycopg
+import pytest
+from helpers import assert_consistent
 from psycopg.rows import dict_row
 
 from cyclone_py import db
 
 Conn = psycopg.Connection[Any]
+
+@pytest.fixture(autouse=True)
+def _consistent_at_the_end(dsn: str) -> Iterator[None]:
+    """Every test here ends with no broken invariant (cyclone.check_invariants())."""
+    yield
+    assert_consistent(dsn)
+
 
 
 def connect(dsn: str) -> Conn:

@@ -13,4 +13,6 @@ SELECT 1 / has_function_privilege('cyclone_worker', 'cyclone.define_limit(text, 
 SELECT 1 / has_function_privilege('cyclone_admin', 'cyclone.drop_limit(text)', 'execute')::int;
 SELECT 1 / (NOT has_function_privilege('cyclone_client', 'cyclone.define_limit(text, int, int, interval)', 'execute'))::int;
 SELECT 1 / (NOT has_function_privilege('public', 'cyclone.drop_limit(text)', 'execute'))::int;
+SELECT 1 / (SELECT count(*) FROM pg_proc WHERE oid = 'cyclone._release_slots()'::regprocedure
+                AND proconfig @> ARRAY['search_path=cyclone, pg_temp'])::int;
 ROLLBACK;

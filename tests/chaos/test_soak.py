@@ -38,6 +38,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from helpers import assert_consistent
 from psycopg.rows import dict_row
 
 from cyclone_py import db as cyclone_db
@@ -311,6 +312,7 @@ def test_workers_killed_every_second_and_a_database_crash_lose_nothing_and_do_no
     reconnect_words = ("connection lost", "database unavailable", "reconnecting", "retrying")
     saw = [p.name for p in live_at_restart if any(w in logs[p.name] for w in reconnect_words)]
     assert saw, "no worker logged a reconnect after the database restart"
+    assert_consistent(dsn)
     print(f"\nchaos: {runs} runs x {WIDTH + 2} steps in {elapsed:.0f}s; {kills} kills, {fleet.started} workers, "
           f"1 database crash; {total_reclaims} reclaims, {total_failed} failed attempts, "
           f"{total_extra} extra executions; {late.retries} submit retries; reconnect logged by {saw}")

@@ -6,7 +6,7 @@
 -- cyclone_worker (an app registers its schedules) and cyclone_admin; metrics
 -- (SPEC 14) for cyclone_client and cyclone_admin.
 BEGIN;
-SELECT plan(96);
+SELECT plan(99);
 
 CREATE TEMP TABLE expected (fn text, worker boolean, client boolean, admin boolean);
 INSERT INTO expected VALUES
@@ -41,7 +41,8 @@ INSERT INTO expected VALUES
     ('cyclone.metrics()',                                          false, true,  true),
     ('cyclone.define_limit(text, int, int, interval)',             true,  false, true),
     ('cyclone.drop_limit(text)',                                   true,  false, true),
-    ('cyclone.explain_step(bigint)',                               false, true,  true);
+    ('cyclone.explain_step(bigint)',                               false, true,  true),
+    ('cyclone.check_invariants()',                                 false, false, true);
 
 SELECT is(has_function_privilege('cyclone_worker', fn, 'EXECUTE'), worker,
           format('cyclone_worker %s execute %s', CASE WHEN worker THEN 'can' ELSE 'cannot' END, fn))
