@@ -464,6 +464,11 @@ class Client:
                 kwargs={"autocommit": True, "application_name": application_name},
                 timeout=timeout,
                 name="cyclone",
+                # The pool library's own check before each checkout: a
+                # connection the server closed while it sat idle in the pool
+                # (an idle timeout, a proxy, pg_terminate_backend) is replaced
+                # instead of failing the caller's call.
+                check=psycopg_pool.ConnectionPool.check_connection,
                 open=True,
             )
             self._owns_pool = True

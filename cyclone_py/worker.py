@@ -476,7 +476,9 @@ class Worker:
                 logger.warning(
                     "database unavailable (%s); retrying in %.1fs", exc, delay, extra=self._log_extra(failures=failures)
                 )
-                self._stop_claiming.wait(delay)
+                if self._back_off(delay):
+                    failures = 0  # the listener got through: the database answers again
+                claim_due = True
                 continue
             except errors.CycloneError as exc:
                 failures += 1
@@ -491,6 +493,22 @@ class Worker:
             if self._wakeup_pending:
                 self._wakeup_pending = False
                 claim_due = True
+
+    def _back_off(self, delay: float) -> bool:
+        """Wait ``delay`` seconds after a database failure, or less: until the
+        worker stops, or a wake-up comes (the listener sends one each time it
+        has (re)connected, so the database answers again). True when a wake-up
+        cut it short, so the caller retries at once with its backoff reset."""
+        deadline = time.monotonic() + delay
+        while not self._stop_claiming.is_set() and not self._wakeup_pending:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            self._wake.wait(remaining)
+            self._wake.clear()
+        woken = self._wakeup_pending
+        self._wakeup_pending = False
+        return woken
 
     def _prefetch_now(self) -> int:
         """The prefetch buffer: the fixed ``prefetch``, or (adaptive) as many
