@@ -34,7 +34,7 @@ BEGIN
     IF p_idempotency_key = '' THEN
         RAISE EXCEPTION 'submit: p_idempotency_key must not be empty' USING ERRCODE = '22023';
     END IF;
-    IF cyclone._traceparent_problem(p_traceparent) IS NOT NULL THEN
+    IF p_traceparent IS NOT NULL AND cyclone._traceparent_problem(p_traceparent) IS NOT NULL THEN
         RAISE EXCEPTION 'submit: p_traceparent % %', cyclone._shown(p_traceparent),
             cyclone._traceparent_problem(p_traceparent) USING ERRCODE = '22023';
     END IF;
