@@ -794,7 +794,6 @@ def _limit_values(concurrency: int | None, rate: int | None, period: timedelta |
     return ", ".join(parts) or "no bound"
 
 
-
 def _span_attributes(step: ClaimedStep) -> dict[str, Any]:
     """The attributes an execution's span starts with (:mod:`cyclone_py.tracing`)."""
     return {
