@@ -29,7 +29,7 @@ from psycopg import sql
 from psycopg.rows import class_row
 from psycopg.types.json import Jsonb
 
-from cyclone_py import db, errors
+from cyclone_py import db, errors, tracing
 from cyclone_py.durations import Duration, to_timedelta
 from cyclone_py.vocabulary import TERMINAL_RUN_STATES
 
@@ -319,6 +319,8 @@ class ClaimedStep:
     timeout: timedelta | None
     input: Any
     deps: Any
+    #: the run's W3C trace context (SPEC 14), the parent of the execution's span; None: no trace
+    traceparent: str | None = None
 
 
 @dataclass(frozen=True)
@@ -556,17 +558,21 @@ class Client:
         deadline: Duration | None = None,
         idempotency_key: str | None = None,
         run_at: datetime | None = None,
+        traceparent: str | None = None,
     ) -> UUID:
         """``cyclone.submit``: start a run; returns its id (the existing one for a
-        repeated idempotency key)."""
+        repeated idempotency key). The run joins ``traceparent`` (a W3C trace
+        context), else the trace of the active OpenTelemetry span, if any
+        (:mod:`cyclone_py.tracing`)."""
         run_id = self._value(
-            "SELECT cyclone.submit(%s, %s, %s, %s, %s)",
+            "SELECT cyclone.submit(%s, %s, %s, %s, %s, %s)",
             (
                 _workflow_name(workflow),
                 Jsonb({} if input is None else input),
                 _interval(deadline),
                 idempotency_key,
                 run_at,
+                traceparent if traceparent is not None else tracing.current_traceparent(),
             ),
         )
         return UUID(str(run_id))
@@ -954,8 +960,8 @@ def claim_on(
     try:
         with conn.cursor(row_factory=class_row(ClaimedStep)) as cur:
             cur.execute(
-                "SELECT step_id, run_id, workflow, node, handler, kind, attempt, max_attempts, "
-                "lease_generation, timeout, input, deps FROM cyclone.claim(%s, %s::text[], %s, %s, %s::text[])",
+                "SELECT step_id, run_id, workflow, node, handler, kind, attempt, max_attempts, lease_generation, "
+                "timeout, input, deps, traceparent FROM cyclone.claim(%s, %s::text[], %s, %s, %s::text[])",
                 (worker, None if handlers is None else list(handlers), limit, _interval(lease_ttl),
                  None if workflows is None else list(workflows)),
             )

@@ -63,7 +63,7 @@ from types import FrameType
 from typing import Any
 from uuid import UUID
 
-from cyclone_py import errors
+from cyclone_py import errors, tracing
 from cyclone_py.aio import EventLoop, is_async_handler
 from cyclone_py.client import ClaimedStep, Client
 from cyclone_py.durations import Duration, to_seconds
@@ -628,8 +628,11 @@ class Worker:
         if self.metrics is not None:
             self.metrics.step(active.step.workflow, active.step.node).started.inc()
         began = time.perf_counter()
+        step = active.step
         try:
-            outcome = execute(self.app, active.step, active.ctx, self.backoff)
+            with tracing.step_span(step.traceparent, step.workflow, step.node, _span_attributes(step)) as span:
+                outcome = execute(self.app, step, active.ctx, self.backoff)
+                _end_span(span, outcome)
         except BaseException:  # the machinery around the handler failed
             outcome = failure(active.step, traceback.format_exc(), "panic", self.backoff)
         finally:
@@ -652,7 +655,11 @@ class Worker:
         if self.metrics is not None:
             self.metrics.step(active.step.workflow, active.step.node).started.inc()
         began = time.perf_counter()
-        outcome = await execute_async(self.app, active.step, active.ctx, self.backoff)
+        step = active.step
+        # The span is current in this task, and so in the handler (awaited in it).
+        with tracing.step_span(step.traceparent, step.workflow, step.node, _span_attributes(step)) as span:
+            outcome = await execute_async(self.app, step, active.ctx, self.backoff)
+            _end_span(span, outcome)
         return outcome, time.perf_counter() - began
 
     def _async_ran(
@@ -803,6 +810,29 @@ def _limit_values(concurrency: int | None, rate: int | None, period: timedelta |
     if rate is not None:
         parts.append(f"rate {rate}" + ("" if period is None else f" per {format_interval(period)}"))
     return ", ".join(parts) or "no bound"
+
+
+def _span_attributes(step: ClaimedStep) -> dict[str, Any]:
+    """The attributes an execution's span starts with (:mod:`cyclone_py.tracing`)."""
+    return {
+        "cyclone.run_id": str(step.run_id),
+        "cyclone.step_id": step.step_id,
+        "cyclone.attempt": step.attempt,
+        "cyclone.lease_generation": step.lease_generation,
+        "cyclone.workflow": step.workflow,
+        "cyclone.node": step.node,
+    }
+
+
+def _end_span(span: tracing.StepSpan, outcome: Outcome) -> None:
+    """``cyclone.outcome``: completed; cancelled when the worker cancelled the
+    handler (lease lost, run cancelled, shutdown) and it did not complete;
+    else failed (a timeout included)."""
+    if outcome.ok:
+        span.end("completed")
+        return
+    cancelled = outcome.cancel_reason is not None and outcome.error_kind != "timeout"
+    span.end("cancelled" if cancelled else "failed", outcome.error_kind, outcome.error, outcome.cancel_reason)
 
 
 def _average(current: float | None, sample: float, weight: float = 0.1) -> float:

@@ -446,8 +446,9 @@ VALID: dict[str, Args] = {
         timedelta(hours=1)],
     "schedule_tick(text,integer)": lambda f: ["* * * * *", 0],
     "signal(uuid,text,jsonb)": lambda f: [f.run(), "go", Jsonb({"p": 1})],
-    "submit(text,jsonb,interval,text,timestamp with time zone)": lambda f: [
-        f.workflow(), Jsonb({}), timedelta(hours=1), unique("key"), None],
+    "submit(text,jsonb,interval,text,timestamp with time zone,text)": lambda f: [
+        f.workflow(), Jsonb({}), timedelta(hours=1), unique("key"), None,
+        "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"],
     "submit_many(text,jsonb[],interval)": lambda f: [f.workflow(), [Jsonb({}), Jsonb({})], timedelta(hours=1)],
     "sweep(integer,integer)": lambda f: [0, 100],
     "tick(integer)": lambda f: [0],
@@ -485,7 +486,7 @@ NULL_IS_BAD: set[tuple[str, str]] = {
     ("define_limit(text,integer,integer,interval)", "p_period"),
 }
 
-SUBMIT = "submit(text,jsonb,interval,text,timestamp with time zone)"
+SUBMIT = "submit(text,jsonb,interval,text,timestamp with time zone,text)"
 
 # Arguments where SQL NULL has a documented meaning (SPEC and COMMENT ON), and
 # what the call must then have done.
@@ -513,6 +514,8 @@ NULL_MEANS: dict[tuple[str, str], Check] = {
     (SUBMIT, "p_deadline"): lambda c, a, r: _run(c, r[0]["submit"])["deadline_at"] is None,
     (SUBMIT, "p_idempotency_key"): lambda c, a, r: _run(c, r[0]["submit"])["idempotency_key"] is None,
     (SUBMIT, "p_run_at"): lambda c, a, r: _run(c, r[0]["submit"])["state"] == "running",
+    # NULL traceparent: the run is in no trace.
+    (SUBMIT, "p_traceparent"): lambda c, a, r: _run(c, r[0]["submit"])["traceparent"] is None,
     # NULL deadline: the schedule's runs have none.
     ("schedule(text,text,text,jsonb,text,text,interval,interval)", "p_deadline"): lambda c, a, r: (
         c.execute("SELECT deadline FROM cyclone.cyclone_schedules WHERE name = 'nul-s'").fetchone() == {

@@ -18,6 +18,7 @@ LAYERS: dict[str, int] = {
     # the vocabulary and plain values; db.py resolves DSNs and runs the embedded cluster
     "vocabulary": 0,
     "durations": 0,
+    "tracing": 0,
     "errors": 0,
     "db": 0,
     "logs": 0,  # the log formats (of the command's worker): no cyclone_py import

@@ -1,17 +1,23 @@
 -- Deploy cyclone:submit
--- requires: submit@v0.2.0 advance checks
+-- requires: submit@v0.6.0 advance checks traces
 -- submit(), submit_many() and get_run(): how any SQL client starts and reads a
 -- run (SPEC section 5). Runs are started by advance.sql's _start_runs, the one
 -- path every run is made by.
 -- Reworked after v0.2.0: one wording for a missing object, '<what> not found'.
+-- Reworked after v0.6.0: submit takes p_traceparent (SPEC 5), kept on the run;
+-- the five-argument form is dropped, so that calls with one to five arguments
+-- still resolve to one function. submit_many takes none.
 BEGIN;
+
+DROP FUNCTION IF EXISTS cyclone.submit(text, jsonb, interval, text, timestamptz);
 
 CREATE OR REPLACE FUNCTION cyclone.submit(
     p_workflow text,
     p_input jsonb DEFAULT '{}',
     p_deadline interval DEFAULT NULL,
     p_idempotency_key text DEFAULT NULL,
-    p_run_at timestamptz DEFAULT NULL)
+    p_run_at timestamptz DEFAULT NULL,
+    p_traceparent text DEFAULT NULL)
 RETURNS uuid
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -28,12 +34,18 @@ BEGIN
     IF p_idempotency_key = '' THEN
         RAISE EXCEPTION 'submit: p_idempotency_key must not be empty' USING ERRCODE = '22023';
     END IF;
+    IF p_traceparent IS NOT NULL AND cyclone._traceparent_problem(p_traceparent) IS NOT NULL THEN
+        RAISE EXCEPTION 'submit: p_traceparent % %', cyclone._shown(p_traceparent),
+            cyclone._traceparent_problem(p_traceparent) USING ERRCODE = '22023';
+    END IF;
     PERFORM cyclone._check_payload('submit: p_input', p_input);
-    RETURN (cyclone._start_runs(p_workflow, ARRAY[p_input], p_deadline, p_idempotency_key, p_run_at, NULL, NULL))[1];
+    RETURN (cyclone._start_runs(p_workflow, ARRAY[p_input], p_deadline, p_idempotency_key, p_run_at, NULL, NULL,
+                                p_traceparent))[1];
 END
 $$;
-COMMENT ON FUNCTION cyclone.submit(text, jsonb, interval, text, timestamptz) IS
-    'Start a run of a workflow (SPEC section 5). Unknown workflow: P0002. Returns the run id.';
+COMMENT ON FUNCTION cyclone.submit(text, jsonb, interval, text, timestamptz, text) IS
+    'Start a run of a workflow (SPEC section 5), in the caller''s trace when p_traceparent is given. '
+    'Unknown workflow: P0002. Returns the run id.';
 
 CREATE OR REPLACE FUNCTION cyclone.submit_many(
     p_workflow text,
@@ -91,7 +103,7 @@ COMMENT ON FUNCTION cyclone.get_run(uuid) IS
     'One run with the error of the discard that failed it (NULL when none). Unknown id: P0002.';
 
 REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA cyclone FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION cyclone.submit(text, jsonb, interval, text, timestamptz),
+GRANT EXECUTE ON FUNCTION cyclone.submit(text, jsonb, interval, text, timestamptz, text),
                           cyclone.submit_many(text, jsonb[], interval), cyclone.get_run(uuid)
     TO cyclone_client, cyclone_admin;
 

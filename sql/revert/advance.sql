@@ -1,4 +1,4 @@
--- Revert cyclone:advance (back to its v0.2.0 deploy script, below)
+-- Revert cyclone:advance (back to its v0.6.0 deploy script, below)
 -- The DAG (SPEC section 8): starting runs, reaching steps whose dependencies
 -- completed, finishing runs, the discard policy (contain a failure to its
 -- branch, or fail the run), and telling a parent run that its child ended.
@@ -6,7 +6,10 @@
 -- start a child run or end the run), so they live in one change. Every caller
 -- holds the run locks first, in the order runs.sql describes. Internal: granted
 -- to no role.
+-- Reworked after v0.2.0: one wording for a missing object, '<what> not found'.
 BEGIN;
+
+DROP FUNCTION cyclone._start_runs(text, jsonb[], interval, text, timestamptz, uuid, bigint, text);
 
 -- Starts runs: creates them with their steps (runs.sql), reaches root wait and
 -- child nodes, and wakes idle workers when root tasks are due now. Returns the
@@ -25,7 +28,7 @@ DECLARE
 BEGIN
     SELECT w.definition INTO v_definition FROM cyclone_workflows w WHERE w.name = p_workflow;
     IF NOT FOUND THEN
-        RAISE EXCEPTION 'workflow "%" is not defined', p_workflow USING ERRCODE = 'P0002';
+        RAISE EXCEPTION 'workflow "%" not found', p_workflow USING ERRCODE = 'P0002';
     END IF;
     v_ids := cyclone._create_runs(p_workflow, v_definition, p_inputs, p_deadline, p_idempotency_key,
                                   p_run_at, p_parent_run_id, p_parent_step_id);

@@ -1,18 +1,23 @@
--- Revert cyclone:runs (back to its v0.4.0 deploy script, below)
+-- Revert cyclone:runs (back to its v0.6.0 deploy script, below)
 -- A run's life below the DAG: the lock order, creating runs with their steps,
 -- discarding steps, and ending a run with everything still live in it. The DAG
 -- (advance.sql) decides when these happen; nothing here reaches a step, applies
 -- a failure policy or tells a parent run. Internal: granted to no role.
 -- Reworked after v0.2.0: every discard is kept in cyclone_step_errors.
+-- Reworked after v0.4.0: _insert_steps fixes each step's limit buckets (SPEC 12).
 --
 -- Lock order, everywhere: a run's ancestors first (root down), then the run row,
--- then its steps. _lock_run() takes the run locks; every transition that touches
--- a run calls it before it updates a step, and the DAG advance runs under it. A
--- function that locks several runs locks them in order of _root_run(), then id.
+-- then its steps, then limit bucket rows (cyclone_buckets), last and by id.
+-- _lock_run() takes the run locks; every transition that touches a run calls
+-- it before it updates a step, and the DAG advance runs under it. A function
+-- that locks several runs locks them in order of _root_run(), then id. Only
+-- claim locks bucket rows (after its steps, which it takes with SKIP LOCKED and
+-- so never waits for), all of them in one statement ordered by id; a step that
+-- leaves running gives its slots back by deleting its own slot rows
+-- (limits.sql), with no bucket lock, so no release path waits for a claim.
 BEGIN;
 
-DROP FUNCTION cyclone._bucket_of(jsonb, text);
-
+DROP FUNCTION cyclone._create_runs(text, jsonb, jsonb[], interval, text, timestamptz, uuid, bigint, text);
 
 -- Locks the run row (after its ancestors, root first) and returns it; NULL when
 -- there is no such run.
@@ -78,7 +83,9 @@ AS $$
 $$;
 
 -- Inserts the steps of new runs (one input per run): root tasks available at
--- p_scheduled_at, everything else pending.
+-- p_scheduled_at, everything else pending. A task node's limits (SPEC 12) name
+-- its buckets from the run input, fixed here: the bucket rows are created when
+-- new, and the step records their ids, its queue bucket and its fairness group.
 CREATE OR REPLACE FUNCTION cyclone._insert_steps(p_run_ids uuid[], p_inputs jsonb[], p_definition jsonb,
                                                  p_scheduled_at timestamptz)
 RETURNS void
@@ -86,17 +93,58 @@ LANGUAGE plpgsql
 AS $$
 BEGIN
     -- PL/pgSQL, not SQL, so that the plan is cached: submit is a hot path too.
+    IF NOT jsonb_path_exists(p_definition, '$.nodes[*].limits') THEN
+        INSERT INTO cyclone_steps (run_id, node, handler, kind, state, deps, on_dep_failure, priority,
+                                   max_attempts, timeout, signal, child_workflow, max_wait, input, scheduled_at)
+        SELECT r.id, n.name, n.handler, n.kind,
+               CASE WHEN n.kind = 'task' AND cardinality(n.deps) = 0 THEN 'available' ELSE 'pending' END,
+               n.deps, n.on_dep_failure, n.priority, n.max_attempts, n.timeout, n.signal, n.workflow,
+               n.max_wait, r.input, p_scheduled_at
+          FROM unnest(p_run_ids, p_inputs) AS r(id, input)
+         CROSS JOIN jsonb_to_recordset(p_definition -> 'nodes') AS n(
+                   name text, handler text, kind text, deps text[], on_dep_failure text, priority int,
+                   max_attempts int, timeout interval, signal text, workflow text, max_wait interval);
+        RETURN;
+    END IF;
+
+    -- Bucket rows first, in a fixed order (two submits creating the same ones
+    -- wait for each other, never in a circle). No lock on an existing row.
+    INSERT INTO cyclone_buckets (limit_name, bucket)
+    SELECT DISTINCT l.name, cyclone._bucket_of(r.input, l.key)
+      FROM unnest(p_inputs) AS r(input)
+     CROSS JOIN jsonb_array_elements(p_definition -> 'nodes') AS n(node)
+     CROSS JOIN jsonb_to_recordset(n.node -> 'limits') AS l(name text, key text)
+     ORDER BY 1, 2
+    ON CONFLICT (limit_name, bucket) DO NOTHING;
+
     INSERT INTO cyclone_steps (run_id, node, handler, kind, state, deps, on_dep_failure, priority,
-                               max_attempts, timeout, signal, child_workflow, max_wait, input, scheduled_at)
+                               max_attempts, timeout, signal, child_workflow, max_wait, input, scheduled_at,
+                               buckets, queue_bucket, fair_bucket)
     SELECT r.id, n.name, n.handler, n.kind,
            CASE WHEN n.kind = 'task' AND cardinality(n.deps) = 0 THEN 'available' ELSE 'pending' END,
            n.deps, n.on_dep_failure, n.priority, n.max_attempts, n.timeout, n.signal, n.workflow,
-           n.max_wait, r.input, p_scheduled_at
+           n.max_wait, r.input, p_scheduled_at,
+           coalesce(b.ids, '{}'), coalesce(b.keyed[1], b.ids[1], 0), coalesce(b.keyed[1], 0)
       FROM unnest(p_run_ids, p_inputs) AS r(id, input)
      CROSS JOIN jsonb_to_recordset(p_definition -> 'nodes') AS n(
                name text, handler text, kind text, deps text[], on_dep_failure text, priority int,
-               max_attempts int, timeout interval, signal text, workflow text, max_wait interval);
+               max_attempts int, timeout interval, signal text, workflow text, max_wait interval, limits jsonb)
+      LEFT JOIN LATERAL (
+          SELECT array_agg(k.id ORDER BY l.ord) AS ids,
+                 array_agg(k.id ORDER BY l.ord) FILTER (WHERE l.key IS NOT NULL) AS keyed
+            FROM ROWS FROM (jsonb_to_recordset(n.limits) AS (name text, key text)) WITH ORDINALITY AS l(name, key, ord)
+            JOIN cyclone_buckets k ON k.limit_name = l.name AND k.bucket = cyclone._bucket_of(r.input, l.key)
+      ) b ON n.limits IS NOT NULL;
 END
+$$;
+
+-- The bucket a run input names for a limit taken with p_key (a dot path into
+-- the input): its text value; '' when missing, JSON null, or without a key.
+CREATE OR REPLACE FUNCTION cyclone._bucket_of(p_input jsonb, p_key text)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+AS $$
+    SELECT CASE WHEN p_key IS NULL THEN '' ELSE coalesce(p_input #>> string_to_array(p_key, '.'), '') END
 $$;
 
 -- Creates one run per input (in input order) with its steps: root tasks

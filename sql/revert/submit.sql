@@ -1,8 +1,11 @@
--- Revert cyclone:submit (back to its v0.2.0 deploy script, below)
+-- Revert cyclone:submit (back to its v0.6.0 deploy script, below)
 -- submit(), submit_many() and get_run(): how any SQL client starts and reads a
 -- run (SPEC section 5). Runs are started by advance.sql's _start_runs, the one
 -- path every run is made by.
+-- Reworked after v0.2.0: one wording for a missing object, '<what> not found'.
 BEGIN;
+
+DROP FUNCTION cyclone.submit(text, jsonb, interval, text, timestamptz, text);
 
 CREATE OR REPLACE FUNCTION cyclone.submit(
     p_workflow text,
@@ -81,7 +84,7 @@ BEGIN
            LIMIT 1) f ON true
      WHERE r.id = p_run_id;
     IF NOT FOUND THEN
-        RAISE EXCEPTION 'run % does not exist', p_run_id USING ERRCODE = 'P0002';
+        RAISE EXCEPTION 'run % not found', p_run_id USING ERRCODE = 'P0002';
     END IF;
 END
 $$;

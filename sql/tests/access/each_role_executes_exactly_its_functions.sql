@@ -17,7 +17,7 @@ INSERT INTO expected VALUES
     ('cyclone.fail(bigint, text, bigint, text, text, interval)',   true,  false, true),
     ('cyclone.tick(int)',                                          true,  false, true),
     ('cyclone.define_workflow(text, jsonb)',                       true,  false, true),
-    ('cyclone.submit(text, jsonb, interval, text, timestamptz)',   false, true,  true),
+    ('cyclone.submit(text, jsonb, interval, text, timestamptz, text)', false, true,  true),
     ('cyclone.submit_many(text, jsonb[], interval)',               false, true,  true),
     ('cyclone.get_run(uuid)',                                      false, true,  true),
     ('cyclone.signal(uuid, text, jsonb)',                          false, true,  true),

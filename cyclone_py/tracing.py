@@ -1,0 +1,144 @@
+"""Traces (SPEC 14): OpenTelemetry, when it is installed (the ``otel`` extra).
+
+The engine keeps a run's W3C ``traceparent`` (``cyclone.submit``'s
+``p_traceparent``; a child run takes its parent's) and ``cyclone.claim``
+returns it with each step. This module only propagates it: the
+``traceparent`` of the caller's active span for ``Client.submit``
+(:func:`current_traceparent`), and one span per execution of a step whose
+parent is the run's ``traceparent`` (:func:`step_span`), made current while
+the handler runs so that the handler's own spans are its children.
+
+Without ``opentelemetry-api`` both are no-ops: the import is tried once, on
+first use, and nothing else is imported here. What the spans are exported to
+is the application's choice (a ``TracerProvider`` of the SDK and an
+exporter, configured in the process); with none configured the API's spans
+record nothing.
+
+Not in this slice: a retry's span does not link to the previous attempt's
+(that needs the previous span's id kept with the step).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+__all__ = ["StepSpan", "current_traceparent", "enabled", "step_span"]
+
+TRACER_NAME = "cyclone_py"
+#: The W3C header (and carrier key) the engine keeps.
+TRACEPARENT = "traceparent"
+
+
+@dataclass(frozen=True)
+class _Otel:
+    """The parts of ``opentelemetry-api`` this module uses."""
+
+    trace: ModuleType
+    propagate: ModuleType
+    context: ModuleType
+
+
+_UNSET: Any = object()
+_otel: _Otel | None = _UNSET
+
+
+def _load() -> _Otel | None:
+    """The API's modules, or None when ``opentelemetry`` cannot be imported
+    (tried once; ``_reset`` makes the next call try again)."""
+    global _otel
+    if _otel is _UNSET:
+        try:
+            _otel = _Otel(
+                trace=importlib.import_module("opentelemetry.trace"),
+                propagate=importlib.import_module("opentelemetry.propagate"),
+                context=importlib.import_module("opentelemetry.context"),
+            )
+        except ImportError:
+            _otel = None
+    return _otel
+
+
+def _reset() -> None:
+    """Forget the import attempt (for tests that hide or restore the package)."""
+    global _otel
+    _otel = _UNSET
+
+
+def enabled() -> bool:
+    """Whether ``opentelemetry-api`` is importable (spans are then made)."""
+    return _load() is not None
+
+
+def current_traceparent() -> str | None:
+    """The W3C ``traceparent`` of the active span, or None when there is none
+    (or OpenTelemetry is not installed)."""
+    otel = _load()
+    if otel is None or not otel.trace.get_current_span().get_span_context().is_valid:
+        return None
+    carrier: dict[str, str] = {}
+    otel.propagate.inject(carrier)
+    return carrier.get(TRACEPARENT)
+
+
+class StepSpan:
+    """One execution's span; :meth:`end` sets its outcome. The no-op form
+    (OpenTelemetry not installed) does nothing."""
+
+    def __init__(self, span: Any = None, status: Any = None) -> None:
+        self._span = span
+        self._status = status  # opentelemetry.trace.Status and StatusCode, when there is a span
+
+    def end(self, outcome: str, error_kind: str | None = None, error: str | None = None,
+            cancel_reason: str | None = None) -> None:
+        """Record how the execution ended: ``cyclone.outcome`` (completed,
+        failed, cancelled), ``cyclone.error_kind``, and status ERROR unless
+        it completed."""
+        span = self._span
+        if span is None:
+            return
+        span.set_attribute("cyclone.outcome", outcome)
+        if error_kind is not None:
+            span.set_attribute("cyclone.error_kind", error_kind)
+        if cancel_reason is not None:
+            span.set_attribute("cyclone.cancel_reason", cancel_reason)
+        if outcome != "completed":
+            status, code = self._status
+            span.set_status(status(code.ERROR, _last_line(error) or error_kind))
+
+
+def _last_line(text: str | None) -> str | None:
+    """A traceback's last line (the exception), cut to 200 characters."""
+    if not text:
+        return None
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return lines[-1][:200] if lines else None
+
+
+@contextlib.contextmanager
+def step_span(traceparent: str | None, workflow: str, node: str, attributes: dict[str, Any]) -> Iterator[StepSpan]:
+    """A CONSUMER span ``cyclone.step <workflow>.<node>``, child of
+    ``traceparent`` (a root span when None), current in this thread or task
+    for the body and ended when it exits."""
+    otel = _load()
+    if otel is None:
+        yield StepSpan()
+        return
+    trace = otel.trace
+    # An explicit parent: an empty context when the run has none, so that
+    # whatever span happens to be current here never becomes the parent.
+    parent = otel.propagate.extract({TRACEPARENT: traceparent} if traceparent else {}, context=otel.context.Context())
+    tracer = trace.get_tracer(TRACER_NAME)
+    with tracer.start_as_current_span(
+        f"cyclone.step {workflow}.{node}",
+        context=parent,
+        kind=trace.SpanKind.CONSUMER,
+        attributes=attributes,
+        record_exception=False,
+        set_status_on_exception=True,
+    ) as span:
+        yield StepSpan(span, (trace.Status, trace.StatusCode))

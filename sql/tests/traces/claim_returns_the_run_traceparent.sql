@@ -1,0 +1,25 @@
+-- claim returns the run's traceparent as its trailing column (NULL when the
+-- run has none), for each step and each attempt.
+BEGIN;
+SELECT plan(4);
+
+SELECT cyclone_test.define('one', '[{"name": "traced"}]') \gset
+SELECT cyclone_test.define('two', '[{"name": "plain"}]') \gset
+SELECT cyclone.submit('one', '{}', NULL, NULL, NULL,
+                      '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01') AS traced \gset
+SELECT cyclone.submit('two') AS plain \gset
+
+SELECT c.step_id, c.lease_generation, c.traceparent AS tp FROM cyclone_test.claim_node(:'traced', 'traced') c \gset
+SELECT is(:'tp'::text, '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01', 'a traced run''s step carries it');
+SELECT cyclone.fail(:step_id, 'w1', :lease_generation, 'boom', 'error', interval '0') \gset
+SELECT results_eq(
+    format($$SELECT attempt, traceparent FROM cyclone_test.claim_node(%L, 'traced')$$, :'traced'),
+    $$VALUES (2, '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01'::text)$$,
+    'so does its retry');
+SELECT is((SELECT c.traceparent FROM cyclone_test.claim_node(:'plain', 'plain') c), NULL, 'a run without one: NULL');
+SELECT is((SELECT proargnames[array_upper(proargnames, 1)] FROM pg_proc
+            WHERE proname = 'claim' AND pronamespace = 'cyclone'::regnamespace),
+          'traceparent', 'traceparent is claim''s last column');
+
+SELECT * FROM finish();
+ROLLBACK;
