@@ -35,7 +35,7 @@ from uuid import UUID
 
 import click
 
-from cyclone_py import db, errors, logs
+from cyclone_py import db, durations, errors, logs
 from cyclone_py.client import (
     Client,
     Explanation,
@@ -390,22 +390,8 @@ def fmt_local(value: datetime | None, *, weekday: bool = False) -> str:
 
 
 def fmt_duration(value: timedelta | None) -> str:
-    """``0.42s``, ``12s``, ``4m05s``, ``2h10m``, ``3d04h``."""
-    if value is None:
-        return "-"
-    seconds = max(value.total_seconds(), 0.0)
-    if seconds < 10:
-        return f"{seconds:.2f}s"
-    if seconds < 60:
-        return f"{seconds:.0f}s"
-    minutes, secs = divmod(int(seconds), 60)
-    if minutes < 60:
-        return f"{minutes}m{secs:02d}s"
-    hours, minutes = divmod(minutes, 60)
-    if hours < 24:
-        return f"{hours}h{minutes:02d}m"
-    days, hours = divmod(hours, 24)
-    return f"{days}d{hours:02d}h"
+    """``0.42s``, ``12s``, ``4m05s``, ``2h10m``, ``3d04h``; ``-`` for none."""
+    return "-" if value is None else durations.short(value)
 
 
 def short_error(text: str | None, width: int = ERROR_WIDTH) -> str:

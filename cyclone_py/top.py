@@ -19,6 +19,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from cyclone_py import durations
 from cyclone_py.client import Metric
 
 __all__ = ["frame", "since"]
@@ -34,19 +35,7 @@ def _n(value: float) -> str:
 
 def since(seconds: float) -> str:
     """``0.42s``, ``12s``, ``4m05s``, ``2h10m``, ``3d04h`` (as the CLI's durations)."""
-    seconds = max(seconds, 0.0)
-    if seconds < 10:
-        return f"{seconds:.2f}s"
-    if seconds < 60:
-        return f"{seconds:.0f}s"
-    minutes, secs = divmod(int(seconds), 60)
-    if minutes < 60:
-        return f"{minutes}m{secs:02d}s"
-    hours, minutes = divmod(minutes, 60)
-    if hours < 24:
-        return f"{hours}h{minutes:02d}m"
-    days, hours = divmod(hours, 24)
-    return f"{days}d{hours:02d}h"
+    return durations.short(seconds)
 
 
 def _table(title: str) -> Table:

@@ -8,7 +8,7 @@ from uuid import uuid4
 import pytest
 
 from cyclone_py import Cancelled, StepContext, Worker, Workflow
-from cyclone_py.durations import to_seconds, to_timedelta
+from cyclone_py.durations import short, to_seconds, to_timedelta
 
 
 def test_to_seconds_and_to_timedelta() -> None:
@@ -34,3 +34,9 @@ def test_step_context_sleep_takes_a_timedelta() -> None:
     ctx.cancel("test")
     with pytest.raises(Cancelled):
         ctx.sleep(timedelta(hours=1))
+
+
+def test_short_reads_at_a_glance() -> None:
+    assert [short(s) for s in (-1, 0.42, 12, 245, 7800, 273600)] == ["0.00s", "0.42s", "12s", "4m05s", "2h10m",
+                                                                       "3d04h"]
+    assert short(timedelta(minutes=4, seconds=5)) == "4m05s"
