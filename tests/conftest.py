@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import psycopg
 import pytest
+from click.testing import CliRunner, Result
 
-from cyclone_py import Worker, db
+from cyclone_py import Worker, cli, db
 from cyclone_py.client import Client
 
 
@@ -75,3 +76,12 @@ def workers() -> Iterator[list[Worker]]:
     yield started
     for w in started:
         w.stop(force=True, timeout=10)
+
+
+@pytest.fixture
+def invoke(dsn: str) -> Callable[..., Result]:
+    """``invoke("runs", "--json")``: the CLI on this test's database, in process."""
+    def run(*args: str, input: str | None = None, env: dict[str, str] | None = None) -> Result:
+        return CliRunner().invoke(cli.main, ["--dsn", dsn, *args], input=input, env=env)
+
+    return run

@@ -6,6 +6,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from click.testing import Result
+
 from cyclone_py import App, Worker, Workflow
 from cyclone_py.client import Client, StepRow
 
@@ -49,3 +51,20 @@ def assert_consistent(dsn: str) -> None:
     with Client(dsn, min_size=1, max_size=1) as c:
         violations = c.check_invariants()
     assert violations == [], violations
+
+
+def ok(result: Result) -> str:
+    """The command succeeded; its stdout."""
+    assert result.exit_code == 0, f"exit {result.exit_code}: {result.output}"
+    return result.stdout
+
+
+def one_line_error(result: Result, exit_code: int = 1) -> str:
+    """The command failed with exactly one ``cyclone: ...`` line on stderr."""
+    assert result.exit_code == exit_code, f"exit {result.exit_code}: {result.output}"
+    assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit), result.exception
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("cyclone: "), lines[0]
+    assert "Traceback" not in result.output
+    return lines[0]

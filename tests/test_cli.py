@@ -23,7 +23,7 @@ from uuid import UUID
 import psycopg
 import pytest
 from click.testing import CliRunner, Result
-from helpers import wait_for
+from helpers import ok, one_line_error, wait_for
 
 from cyclone_py import App, Client, Permanent, Worker, Workflow, cli
 from cyclone_py.context import StepContext
@@ -59,30 +59,6 @@ def client(dsn: str) -> Iterator[Client]:
         c.define_workflow("basic", basic.definition())
         c.define_workflow("gate", GATE)
         yield c
-
-
-@pytest.fixture
-def invoke(dsn: str) -> Callable[..., Result]:
-    def run(*args: str, input: str | None = None, env: dict[str, str] | None = None) -> Result:
-        return CliRunner().invoke(cli.main, ["--dsn", dsn, *args], input=input, env=env)
-
-    return run
-
-
-def ok(result: Result) -> str:
-    assert result.exit_code == 0, f"exit {result.exit_code}: {result.output}"
-    return result.stdout
-
-
-def one_line_error(result: Result, exit_code: int = 1) -> str:
-    """The command failed with exactly one ``cyclone: ...`` line on stderr."""
-    assert result.exit_code == exit_code, f"exit {result.exit_code}: {result.output}"
-    assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit), result.exception
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1, result.stderr
-    assert lines[0].startswith("cyclone: "), lines[0]
-    assert "Traceback" not in result.output
-    return lines[0]
 
 
 def submit(invoke: Callable[..., Result], *args: str) -> UUID:

@@ -11,9 +11,10 @@ from datetime import timedelta
 from typing import Any
 from uuid import UUID
 
+import helpers
 import pytest
-from click.testing import CliRunner, Result
-from helpers import start, step_of, wait_for
+from click.testing import Result
+from helpers import ok, start, step_of, wait_for
 
 from cyclone_py import App, Client, Limit, Worker, Workflow, cli
 from cyclone_py.context import StepContext
@@ -38,26 +39,11 @@ def charge(client: Client) -> Client:
     return client
 
 
-@pytest.fixture
-def invoke(dsn: str) -> Callable[..., Result]:
-    def run(*args: str) -> Result:
-        return CliRunner().invoke(cli.main, ["--dsn", dsn, *args])
-
-    return run
-
-
-def ok(result: Result) -> str:
-    assert result.exit_code == 0, f"exit {result.exit_code}: {result.output}"
-    return result.stdout
-
-
 def one_line_error(result: Result) -> str:
-    assert result.exit_code == 1, f"exit {result.exit_code}: {result.output}"
-    assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit), result.exception
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("cyclone: "), result.stderr
+    """One ``cyclone: ...`` line on stderr, and nothing on stdout."""
+    line = helpers.one_line_error(result)
     assert result.stdout == ""
-    return lines[0]
+    return line
 
 
 def claim_one(client: Client, run_id: UUID, node: str = "charge") -> None:

@@ -7,8 +7,10 @@ import json
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 
+import helpers
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
+from helpers import ok
 
 from cyclone_py import Client, cli
 
@@ -22,26 +24,11 @@ def client(dsn: str) -> Iterator[Client]:
         yield c
 
 
-@pytest.fixture
-def invoke(dsn: str) -> Callable[..., Result]:
-    def run(*args: str, input: str | None = None) -> Result:
-        return CliRunner().invoke(cli.main, ["--dsn", dsn, *args], input=input)
-
-    return run
-
-
-def ok(result: Result) -> str:
-    assert result.exit_code == 0, f"exit {result.exit_code}: {result.output}"
-    return result.stdout
-
-
 def one_line_error(result: Result) -> str:
-    assert result.exit_code == 1, f"exit {result.exit_code}: {result.output}"
-    assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit), result.exception
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("cyclone: "), result.stderr
+    """One ``cyclone: ...`` line on stderr, and nothing on stdout."""
+    line = helpers.one_line_error(result)
     assert result.stdout == ""
-    return lines[0]
+    return line
 
 
 def test_set_then_list_shows_the_next_fire_in_the_zone_and_in_utc(
