@@ -16,6 +16,7 @@ import logging
 import math
 import os
 import re
+import statistics
 import subprocess
 import sys
 import time
@@ -315,6 +316,17 @@ def function_profile(conn: psycopg.Connection[Any]) -> list[dict[str, Any]]:
 
 def reset_stats(conn: psycopg.Connection[Any]) -> None:
     conn.execute("SELECT pg_stat_reset()")
+
+
+def median_ms(conn: psycopg.Connection[Any], query: str, samples: int, digits: int = 3) -> float:
+    """The median wall time of ``query`` on ``conn`` over ``samples`` calls, in
+    ms (client round trip included)."""
+    times = []
+    for _ in range(samples):
+        t = time.perf_counter()
+        conn.execute(query).fetchall()
+        times.append((time.perf_counter() - t) * 1000)
+    return round(statistics.median(times), digits)
 
 
 def percentile(values: Sequence[float], p: float) -> float:

@@ -12,12 +12,11 @@ steps, 10,000 dead letters; target under 50 ms).
 
 from __future__ import annotations
 
-import statistics
-import time
 from typing import Any
 
 import psycopg
 
+from bench import harness
 from bench.harness import Databases
 
 WORKFLOWS = 10
@@ -59,12 +58,7 @@ def _run(c: psycopg.Connection[Any], script: str, n: int) -> None:
 
 
 def _scrape_ms(c: psycopg.Connection[Any], samples: int) -> float:
-    times = []
-    for _ in range(samples):
-        t = time.perf_counter()
-        c.execute("SELECT count(*) FROM cyclone.metrics()").fetchone()
-        times.append((time.perf_counter() - t) * 1000)
-    return round(statistics.median(times), 2)
+    return harness.median_ms(c, "SELECT count(*) FROM cyclone.metrics()", samples, digits=2)
 
 
 def metrics(dbs: Databases, cfg: Any) -> dict[str, Any]:

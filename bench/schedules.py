@@ -12,12 +12,12 @@ On one connection, in one fresh database:
 
 from __future__ import annotations
 
-import statistics
 import time
 from typing import Any
 
 import psycopg
 
+from bench import harness
 from bench.harness import Databases
 
 SCHEDULES = 1_000
@@ -30,7 +30,7 @@ def _ms(c: psycopg.Connection[Any], query: str) -> float:
 
 
 def _tick_ms(c: psycopg.Connection[Any], samples: int) -> float:
-    return round(statistics.median(_ms(c, "SELECT cyclone.tick()") for _ in range(samples)), 3)
+    return harness.median_ms(c, "SELECT cyclone.tick()", samples)
 
 
 def schedules(dbs: Databases, cfg: Any) -> dict[str, Any]:

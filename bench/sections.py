@@ -430,12 +430,7 @@ def _mb(n: int) -> float:
 def _tick_ms(c: psycopg.Connection[Any], samples: int = 30) -> float:
     """Median time of one ``cyclone.tick()`` call, in ms (each worker calls it
     every poll interval)."""
-    times = []
-    for _ in range(samples):
-        t = time.perf_counter()
-        c.execute("SELECT cyclone.tick(3)")
-        times.append((time.perf_counter() - t) * 1000)
-    return round(statistics.median(times), 3)
+    return harness.median_ms(c, "SELECT cyclone.tick(3)", samples)
 
 
 def _load_and_prune(c: psycopg.Connection[Any], template: str, n: int) -> dict[str, Any]:
