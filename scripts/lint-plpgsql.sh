@@ -17,17 +17,20 @@ WITH fns AS (
   JOIN pg_language l ON l.oid = p.prolang
   WHERE n.nspname = 'cyclone' AND l.lanname = 'plpgsql'
 ), targets AS (
-  -- trigger functions are checked against a table that uses them
-  SELECT f.oid, CASE WHEN f.is_trigger THEN
-           (SELECT t.tgrelid FROM pg_trigger t WHERE t.tgfoid = f.oid ORDER BY t.oid LIMIT 1)
-         ELSE 0 END AS relid, f.is_trigger
+  -- trigger functions are checked against a table that uses them, with the
+  -- names of its transition tables
+  SELECT f.oid, CASE WHEN f.is_trigger THEN t.tgrelid ELSE 0 END AS relid, f.is_trigger,
+         t.tgoldtable AS oldtable, t.tgnewtable AS newtable
   FROM fns f
+  LEFT JOIN LATERAL (SELECT t.tgrelid, t.tgoldtable, t.tgnewtable FROM pg_trigger t WHERE t.tgfoid = f.oid
+                      ORDER BY t.oid LIMIT 1) t ON f.is_trigger
 )
 SELECT c.level, t.oid::regprocedure, 'line ' || coalesce(c.lineno::text, '?'),
        c.sqlstate, c.message, coalesce(c.detail, ''), coalesce(c.hint, '')
 FROM targets t
 CROSS JOIN LATERAL public.plpgsql_check_function_tb(t.oid, coalesce(t.relid, 0)::regclass,
-                                             fatal_errors => false) c
+                                             fatal_errors => false,
+                                             oldtable => t.oldtable, newtable => t.newtable) c
 WHERE NOT (t.is_trigger AND t.relid IS NULL)
 ORDER BY c.level, t.oid::regprocedure::text, c.lineno;
 SQL

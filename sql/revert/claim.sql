@@ -1,4 +1,4 @@
--- Revert cyclone:claim (back to its v0.6.0 deploy script, below)
+-- Revert cyclone:claim (back to its v0.7.0 deploy script, below)
 -- claim() and renew(): the lease half of the worker protocol (SPEC section 6).
 -- claim takes steps with FOR UPDATE SKIP LOCKED, so concurrent workers never get
 -- the same step; each claim bumps lease_generation, which fences every later
@@ -11,11 +11,16 @@
 -- read; the bucket rows of the candidates are locked last, by id, and each
 -- candidate is admitted in claim order (priority, the round-robin of keyed
 -- buckets, scheduled_at, id) while every bucket it takes has room.
+-- Reworked after v0.6.0: claim returns the run's traceparent (SPEC 14), a
+-- trailing column read from the run row claim already joins for workflow; a
+-- new return type needs the function dropped and created again.
 BEGIN;
 
-DROP FUNCTION cyclone.claim(text, text[], int, interval, text[]);
+DROP FUNCTION cyclone._limited_queues(timestamptz);
+DROP TYPE cyclone._claim_candidate;
 
 DROP FUNCTION IF EXISTS cyclone.claim(text, text[], int, interval);
+DROP FUNCTION IF EXISTS cyclone.claim(text, text[], int, interval, text[]);
 
 -- The candidates from the queues of limited buckets that have room now (an
 -- estimate without their locks; _admit decides under them): for each such
@@ -204,7 +209,7 @@ CREATE OR REPLACE FUNCTION cyclone.claim(
     p_workflows text[] DEFAULT NULL)
 RETURNS TABLE (step_id bigint, run_id uuid, workflow text, node text, handler text, kind text,
                attempt int, max_attempts int, lease_generation bigint, timeout interval,
-               input jsonb, deps jsonb)
+               input jsonb, deps jsonb, traceparent text)
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = cyclone, pg_temp
@@ -289,7 +294,8 @@ BEGIN
            c.lease_generation, c.timeout, c.input,
            CASE WHEN cardinality(c.deps) = 0 THEN '{}'::jsonb
                 ELSE (SELECT coalesce(jsonb_object_agg(d.node, d.output), '{}')
-                        FROM cyclone_steps d WHERE d.run_id = c.run_id AND d.node = ANY (c.deps)) END
+                        FROM cyclone_steps d WHERE d.run_id = c.run_id AND d.node = ANY (c.deps)) END,
+           r.traceparent
       FROM claimed c
       JOIN cyclone_runs r ON r.id = c.run_id
      ORDER BY array_position(v_ids, c.id);
@@ -297,7 +303,8 @@ END
 $$;
 COMMENT ON FUNCTION cyclone.claim(text, text[], int, interval, text[]) IS
     'Lease up to p_limit due steps of running runs (SPEC section 6), of the given handlers and workflows '
-    '(NULL = any), within their limits (SPEC 12). Returns input and deps outputs, in claim order.';
+    '(NULL = any), within their limits (SPEC 12). Returns input, deps outputs and the run''s traceparent, '
+    'in claim order.';
 
 CREATE OR REPLACE FUNCTION cyclone.renew(
     p_step_id bigint,

@@ -11,4 +11,7 @@ SELECT 1 / (SELECT count(*) = 1 FROM pg_proc WHERE proname = 'claim' AND proname
 SELECT 'cyclone._admit(bigint[], int, timestamptz)'::regprocedure, 'cyclone._limited_candidates(timestamptz, text[], text[], int)'::regprocedure;
 SELECT 1 / (SELECT count(*) FROM pg_proc WHERE proname = 'claim' AND pronamespace = 'cyclone'::regnamespace
                     AND proargnames[array_upper(proargnames, 1)] = 'traceparent')::int;
+SELECT 'cyclone._limited_queues(timestamptz)'::regprocedure;
+SELECT 1 / (SELECT count(*) FROM pg_proc WHERE oid = 'cyclone._admit(bigint[], int, timestamptz)'::regprocedure
+                AND prosrc LIKE '%cyclone_free_slots%')::int;
 ROLLBACK;
