@@ -7,7 +7,8 @@
 2. drain      10,000 single-step runs drained by one worker process
               (concurrency 10): no limit (the baseline, same run), a
               non-binding limit (concurrency 1,000; target: at least 0.8x), and
-              a per-key limit (100 keys, concurrency 2 each).
+              a per-key limit (100 keys, concurrency 2 each); --rounds rounds
+              (default 3), the cases in turn, the median ratio reported.
 
 Steps' buckets are fixed at submit, so the runs are submitted while the
 workflow names the limit; the worker then registers its own (unlimited)
@@ -78,36 +79,51 @@ def held_back(dbs: harness.Databases, held: int, free: int, samples: int) -> dic
     return out
 
 
-def drain(dbs: harness.Databases, runs: int, timeout: float) -> dict[str, Any]:
-    cases = {
-        "unlimited": (None, lambda i: {"n": i}),
-        "non_binding": ("SELECT cyclone.define_limit('wide', 1000)", lambda i: {"n": i}),
-        "per_key": ("SELECT cyclone.define_limit('tenant', 2)", lambda i: {"n": i, "tenant": f"t{i % 100}"}),
-    }
-    limits = {"non_binding": [{"name": "wide"}], "per_key": [{"name": "tenant", "key": "tenant"}]}
-    out: dict[str, Any] = {"runs": runs}
-    for case, (limit_sql, make_input) in cases.items():
-        dsn = dbs.fresh(f"ldrain_{case}")
-        try:
-            harness.define_workflows(dsn)
-            with _connect(dsn) as c:
-                if limit_sql is not None:
-                    c.execute(limit_sql)
-                    c.execute("SELECT cyclone.define_workflow('bench_noop', %s)",
-                              (Jsonb({"nodes": [{"name": "noop", "limits": limits[case]}]}),))
-                for start in range(0, runs, 1000):
-                    c.execute("SELECT count(*) FROM cyclone.submit_many('bench_noop', %s)",
-                              ([Jsonb(make_input(i)) for i in range(start, min(runs, start + 1000))],))
-                if limit_sql is not None:
-                    limited = c.execute("SELECT count(*) FROM cyclone.cyclone_steps WHERE buckets <> '{}'").fetchone()
-                    assert limited == (runs,)
-            res = _drain_with_worker(dsn, runs, runs, timeout)
-            out[f"{case}_steps_s"] = res["steps_s"]
-            logger.info("drain %s: %.0f steps/s", case, res["steps_s"])
-        finally:
-            dbs.drop(dsn)
-    out["non_binding_ratio"] = round(out["non_binding_steps_s"] / out["unlimited_steps_s"], 3)
-    out["per_key_ratio"] = round(out["per_key_steps_s"] / out["unlimited_steps_s"], 3)
+def _drain_once(dbs: harness.Databases, case: str, runs: int, timeout: float) -> float:
+    limit_sql, make_input = _DRAIN_CASES[case]
+    dsn = dbs.fresh(f"ldrain_{case}")
+    try:
+        harness.define_workflows(dsn)
+        with _connect(dsn) as c:
+            if limit_sql is not None:
+                c.execute(limit_sql)
+                c.execute("SELECT cyclone.define_workflow('bench_noop', %s)",
+                          (Jsonb({"nodes": [{"name": "noop", "limits": _DRAIN_LIMITS[case]}]}),))
+            for start in range(0, runs, 1000):
+                c.execute("SELECT count(*) FROM cyclone.submit_many('bench_noop', %s)",
+                          ([Jsonb(make_input(i)) for i in range(start, min(runs, start + 1000))],))
+            if limit_sql is not None:
+                limited = c.execute("SELECT count(*) FROM cyclone.cyclone_steps WHERE buckets <> '{}'").fetchone()
+                assert limited == (runs,)
+        res = _drain_with_worker(dsn, runs, runs, timeout)
+        logger.info("drain %s: %.0f steps/s", case, res["steps_s"])
+        return float(res["steps_s"])
+    finally:
+        dbs.drop(dsn)
+
+
+_DRAIN_CASES: dict[str, tuple[str | None, Any]] = {
+    "unlimited": (None, lambda i: {"n": i}),
+    "non_binding": ("SELECT cyclone.define_limit('wide', 1000)", lambda i: {"n": i}),
+    "per_key": ("SELECT cyclone.define_limit('tenant', 2)", lambda i: {"n": i, "tenant": f"t{i % 100}"}),
+}
+_DRAIN_LIMITS = {"non_binding": [{"name": "wide"}], "per_key": [{"name": "tenant", "key": "tenant"}]}
+
+
+def drain(dbs: harness.Databases, runs: int, timeout: float, rounds: int) -> dict[str, Any]:
+    """Each round drains every case once, in turn, so that a machine busy for a
+    while slows all of them; a ratio is the median of the rounds' ratios."""
+    out: dict[str, Any] = {"runs": runs, "rounds": rounds}
+    rates: dict[str, list[float]] = {case: [] for case in _DRAIN_CASES}
+    for _ in range(rounds):
+        for case in _DRAIN_CASES:
+            rates[case].append(_drain_once(dbs, case, runs, timeout))
+    for case, values in rates.items():
+        out[f"{case}_steps_s"] = round(statistics.median(values), 1)
+    for case in ("non_binding", "per_key"):
+        ratios = [limited / base for limited, base in zip(rates[case], rates["unlimited"], strict=True)]
+        out[f"{case}_ratio"] = round(statistics.median(ratios), 3)
+        out[f"{case}_ratios"] = [round(r, 3) for r in ratios]
     return out
 
 
@@ -116,6 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="smaller sizes")
     parser.add_argument("--smoke", action="store_true", help="tiny sizes (the numbers mean nothing)")
     parser.add_argument("--only", default="held_back,drain")
+    parser.add_argument("--rounds", type=int, default=None, help="drain rounds (default 3; 1 with --smoke)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s bench: %(message)s", datefmt="%H:%M:%S")
     held, free, samples, runs = ((200, 200, 50, 300) if args.smoke else
@@ -132,7 +149,8 @@ def main(argv: list[str] | None = None) -> int:
         if "held_back" in only:
             results["held_back"] = held_back(dbs, held, free, samples)
         if "drain" in only:
-            results["drain"] = drain(dbs, runs, timeout=600)
+            rounds = args.rounds or (1 if args.smoke else 3)
+            results["drain"] = drain(dbs, runs, timeout=600, rounds=rounds)
     finally:
         dbs.drop_all()
     print(json.dumps(results, indent=2))
