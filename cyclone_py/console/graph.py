@@ -79,8 +79,9 @@ class Layouts:
     ``available`` is false when ``dot`` is not installed; ``svg`` then
     returns None and the page shows the step table alone, with a hint."""
 
-    def __init__(self, dot: str | None = None) -> None:
-        self.dot = dot if dot is not None else shutil.which("dot")
+    def __init__(self, dot: str | None = "dot") -> None:
+        """``dot``: the program, looked up on PATH; None: draw no pictures."""
+        self.dot = None if dot is None else shutil.which(dot)
         self._cache: OrderedDict[str, str | None] = OrderedDict()
         self._lock = threading.Lock()
         self.layouts_made = 0
