@@ -775,10 +775,10 @@ def ui(settings: Settings, listen: str, allow_actions: bool, proxy_user_header: 
     with Client(dsn, min_size=1, max_size=8, timeout=CONNECT_TIMEOUT, application_name="cyclone-ui") as client:
         sock = server.bind(host, port)
         url = server.url_of(sock)
-        click.echo(f"cyclone ui: serving {url}" + ("" if allow_actions else " (read-only)"))
         if generated is not None:
             click.echo(f"cyclone ui: token for {local}: {generated}")
             click.echo(f"cyclone ui: open {url}?token={generated}")
+        click.echo(f"cyclone ui: serving {url}" + ("" if allow_actions else " (read-only)"))
         sys.stdout.flush()
         logging.basicConfig(level=log_level.upper())
         server.serve(client, config, sock, log_level=log_level.lower())
