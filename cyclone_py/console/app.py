@@ -219,6 +219,12 @@ def fmt_delta(value: timedelta | None) -> str:
     return sign + " ".join(parts)
 
 
+def last_line(value: str | None) -> str:
+    """An error's last non-blank line (a traceback's exception), for a list."""
+    lines = [line for line in (value or "").splitlines() if line.strip()]
+    return lines[-1].strip() if lines else ""
+
+
 @dataclass(frozen=True)
 class Payload:
     """A JSON value as a page shows it: pretty, folded past ``FOLD_CHARS``,
@@ -241,6 +247,7 @@ def _environment() -> Environment:
     env.filters["time"] = fmt_time
     env.filters["delta"] = fmt_delta
     env.filters["payload"] = Payload.of
+    env.filters["last_line"] = last_line
     env.globals["run_states"] = RUN_STATES
     env.globals["discard_kinds"] = DISCARD_KINDS
     return env
