@@ -121,7 +121,7 @@ def test_each_action_calls_its_function_and_names_the_actor(dsn: str, client: Cl
     with http(ui) as h:
         page = h.get(f"/runs/{failed}")
         token = csrf_of(page)
-        assert 'action="/runs/%s/retry"' % failed in page.text
+        assert f'action="/runs/{failed}/retry"' in page.text
         done = h.post(f"/runs/{failed}/retry", data={"csrf": token, "node": "charge", "additional_attempts": "2",
                                                      "reason": "card <b>fixed</b>"})
         assert done.status_code == 200 and "retried charge with 2 more attempts" in done.text
