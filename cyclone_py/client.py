@@ -272,10 +272,11 @@ _DETAIL_COLUMNS = (
     "scheduled_at, started_at, completed_at, timeout, lease_owner, lease_expiry, heartbeat_at, signal, "
     "max_wait, wait_expires_at, child_run_id, input, output"
 )
-#: The most rows one page call returns.
-PAGE_LIMIT = 500
 #: Characters of each dead letter's error a page of them carries (the step's page has it whole).
 PAGE_ERROR_CHARS = 1000
+_DLQ_PAGE_COLUMNS = _STEP_COLUMNS.replace("error, ", f"left(error, {PAGE_ERROR_CHARS}) AS error, ", 1)
+#: The most rows one page call returns.
+PAGE_LIMIT = 500
 
 
 def _zoned(at: datetime, wall: datetime) -> datetime:
@@ -1125,10 +1126,9 @@ class Client:
         if error_kind is not None and error_kind not in ERROR_KINDS:
             raise errors.InvalidArgument(f"unknown error kind {error_kind[:40]!r} (one of {', '.join(ERROR_KINDS)})")
         n = _page_limit(limit)
-        columns = _STEP_COLUMNS.replace("error, ", f"left(error, {PAGE_ERROR_CHARS}) AS error, ", 1)
         rows = self._rows(
             StepRow,
-            f"SELECT {columns} FROM cyclone.cyclone_v_dlq "
+            f"SELECT {_DLQ_PAGE_COLUMNS} FROM cyclone.cyclone_v_dlq "
             "WHERE (%(wf)s::text IS NULL OR workflow = %(wf)s) "
             "AND (%(kind)s::text IS NULL OR error_kind = %(kind)s) "
             "AND (%(at)s::timestamptz IS NULL OR (completed_at, id) < (%(at)s, %(id)s::bigint)) "
