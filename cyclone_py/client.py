@@ -688,6 +688,15 @@ class Client:
         """``cyclone.explain_step``: why a step is not running (``NotFound`` for an unknown id)."""
         return Explanation.from_json(step_id, self._value("SELECT cyclone.explain_step(%s)", (step_id,)))
 
+    def explain_steps(self, step_ids: Sequence[int]) -> dict[int, Explanation]:
+        """``cyclone.explain_step`` for each step, in one statement (a run's
+        page explains all its waiting steps in one round trip)."""
+        with self._conn() as conn:
+            rows = conn.execute(
+                "SELECT i, cyclone.explain_step(i) FROM unnest(%s::bigint[]) AS i", (list(step_ids),)
+            ).fetchall()
+        return {int(r[0]): Explanation.from_json(int(r[0]), r[1]) for r in rows}
+
     # -- runs -------------------------------------------------------------
 
     def submit(

@@ -208,3 +208,23 @@ def test_a_client_role_reads_the_pages_and_executes_no_operator_action(client: C
         with pytest.raises(errors.PermissionDenied):
             reader.acting_as("mallory").cancel(run)
     assert client.executable(["retry", "cancel", "signal", "pause_schedule"]) >= {"retry", "cancel", "signal"}
+
+
+def test_explain_steps_answers_for_every_step_in_one_call(client: Client) -> None:
+    wf = Workflow("why")
+
+    @wf.step()
+    def a(ctx: object) -> None:
+        return None
+
+    wf.wait("approve", deps=[a], signal="ok")
+    _define(client, wf)
+    run = client.submit("why")
+    a_step, wait_step = client.run_steps(run)
+    why = client.explain_steps([a_step.id, wait_step.id])
+    assert {i: e.reason for i, e in why.items()} == {a_step.id: "claimable", wait_step.id: "pending_deps"}
+    assert why[wait_step.id].deps == ("a",)
+    assert why == {i: client.explain_step(i) for i in (a_step.id, wait_step.id)}
+    assert client.explain_steps([]) == {}
+    with pytest.raises(errors.NotFound):
+        client.explain_steps([a_step.id, 10**12])

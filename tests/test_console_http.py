@@ -344,3 +344,49 @@ def test_without_dot_the_run_page_lists_the_steps_with_a_hint(dsn: str, client: 
     assert page.status_code == 200 and "<svg" not in page.text
     assert 'id="no-dot"' in page.text and "dot</code> is not installed" in page.text
     assert all(f'data-node="{n}"' in page.text for n in ("fetch", "charge", "ship", "invoice"))
+
+
+def test_a_run_page_says_why_each_waiting_step_waits_and_folds_big_payloads(
+        dsn: str, client: Client, start_ui: type[UI]) -> None:
+    define(client)
+    waiting = run_to(client, "approval")
+    big = client.submit("shop", {"blob": "y" * 300_000})
+    ui = start_ui(dsn)
+    with http(ui) as h:
+        page = h.get(f"/runs/{waiting}").text
+        start = page.index('<tr id="step-1" data-node="approve"')
+        row = page[start:page.index("</tr>", start)]
+        assert '<div class="why">waiting_signal · signal approve</div>' in row
+        large = h.get(f"/runs/{big}")
+    assert large.status_code == 200
+    # The run's input once (its steps' is the same), folded, cut at 100,000 characters.
+    assert large.text.count("more characters not shown") == 1 and len(large.text) < 120_000
+    assert '<details class="payload"><summary>input (100000 characters)' in large.text
+
+
+def test_retry_all_schedules_and_limits(dsn: str, client: Client, failed: uuid.UUID, start_ui: type[UI]) -> None:
+    client.schedule("nightly <b>", "0 3 * * *", "shop", timezone="Europe/Berlin")
+    client.define_limit("api", concurrency=2)
+    ui = start_ui(dsn, "--allow-actions")
+    with http(ui) as h:
+        page = h.get(f"/runs/{failed}")
+        token = csrf_of(page)
+        done = h.post(f"/runs/{failed}/retry-all", data={"csrf": token, "reason": "all of them"})
+        assert done.status_code == 200 and "retried 1 dead letters" in done.text
+        schedules = h.get("/schedules")
+        assert "nightly &lt;b&gt;" in schedules.text and "Europe/Berlin" in schedules.text
+        assert 'action="/schedules/pause"' in schedules.text
+        paused = h.post("/schedules/pause", data={"csrf": token, "name": "nightly <b>"})
+        assert paused.status_code == 200 and "paused nightly &lt;b&gt;" in paused.text
+        assert [s.paused for s in client.schedules()] == [True]
+        assert 'action="/schedules/resume"' in paused.text
+        again = h.post("/schedules/pause", data={"csrf": token, "name": "nightly <b>"})
+        assert "was not paused (missing, or already so)" in html.unescape(again.text)
+        assert h.post("/schedules/resume", data={"csrf": token, "name": "nightly <b>"}).status_code == 200
+        assert [s.paused for s in client.schedules()] == [False]
+        refused(h.post("/schedules/stop", data={"csrf": token, "name": "x"}), 404, "no action")
+        limits = h.get("/limits").text
+        assert "<td>api</td>" in limits
+        overview = h.get("/").text
+        assert "nightly &lt;b&gt;" in overview and "<td>api</td>" in overview
+    assert [(a.action, a.reason) for a in client.audit(failed)] == [("retry", "all of them")]
