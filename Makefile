@@ -7,7 +7,8 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 CYC    := $(VENV)/bin/cyclone
 
-.PHONY: bootstrap db db-stop deploy test roundtrip pgtap lint check-python pytest demo bench bench-quick clean
+.PHONY: bootstrap db db-stop deploy test roundtrip pgtap lint check-python pytest demo bench bench-quick bench-console \
+	screenshots clean
 
 bootstrap:
 	@scripts/bootstrap.sh
@@ -49,6 +50,17 @@ bench: db
 
 bench-quick: db
 	@$(PY) -m bench --quick
+
+bench-console: db
+	@$(PY) -m bench.console
+
+# The browser test saves its screenshots into .cyclone/screenshots/ (ignored);
+# this copies them to docs/console/, which docs/console.md shows.
+screenshots: db
+	@$(VENV)/bin/pytest -q tests/test_console_browser.py
+	@mkdir -p docs/console
+	@cp .cyclone/screenshots/overview.png .cyclone/screenshots/run.png .cyclone/screenshots/dead-letters.png docs/console/
+	@echo "screenshots: docs/console/ refreshed"
 
 db-stop:
 	@if [[ -x $(CYC) ]]; then $(CYC) dev-db stop; fi

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from datetime import timezone as fixed_offset
-from typing import Any, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 from uuid import UUID
 
 import psycopg
@@ -31,12 +31,13 @@ from psycopg.types.json import Jsonb
 
 from cyclone_py import db, errors, tracing
 from cyclone_py.durations import Duration, to_timedelta
-from cyclone_py.vocabulary import TERMINAL_RUN_STATES
+from cyclone_py.vocabulary import ERROR_KINDS, RUN_STATES, TERMINAL_RUN_STATES
 
 __all__ = [
     "CANCEL_CHANNEL",
     "DISCARD_CHANNEL",
     "WAKEUP_CHANNEL",
+    "AuditRow",
     "ClaimedStep",
     "Client",
     "CompleteResult",
@@ -45,10 +46,14 @@ __all__ = [
     "FireTime",
     "LimitRow",
     "ListenConnection",
+    "LeaseHolder",
     "Metric",
+    "Page",
     "Run",
     "RunRow",
+    "RunSummary",
     "ScheduleRow",
+    "StepDetail",
     "StepRow",
     "SweepRow",
     "TickResult",
@@ -159,6 +164,94 @@ class StepError:
     at: datetime
 
 
+@dataclass(frozen=True)
+class RunSummary:
+    """A run as a list page shows it: a ``cyclone_v_runs`` row without its payloads."""
+
+    id: UUID
+    workflow: str
+    state: str
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    deadline_at: datetime | None
+    paused_at: datetime | None
+    parent_run_id: UUID | None
+    idempotency_key: str | None
+
+
+@dataclass(frozen=True)
+class StepDetail:
+    """A ``cyclone_v_steps`` row with everything a run's page shows: the
+    node's kind and dependencies (its edges), its lease, its wait and its
+    payloads."""
+
+    id: int
+    run_id: UUID
+    node: str
+    handler: str
+    kind: str
+    state: str
+    deps: list[str]
+    attempt: int
+    max_attempts: int
+    reclaims: int
+    error: str | None
+    error_kind: str | None
+    scheduled_at: datetime | None
+    started_at: datetime | None
+    completed_at: datetime | None
+    timeout: timedelta | None
+    lease_owner: str | None
+    lease_expiry: datetime | None
+    heartbeat_at: datetime | None
+    signal: str | None
+    max_wait: timedelta | None
+    wait_expires_at: datetime | None
+    child_run_id: UUID | None
+    input: Any
+    output: Any
+
+
+@dataclass(frozen=True)
+class AuditRow:
+    """A row of ``cyclone.cyclone_v_audit``: an operator action on a run, its
+    reason, and who acted (``'alice via role'``, or the role)."""
+
+    id: int
+    at: datetime
+    run_id: UUID
+    node: str | None
+    action: str
+    reason: str | None
+    actor: str
+
+
+@dataclass(frozen=True)
+class LeaseHolder:
+    """A worker holding leases: how many running steps, its earliest lease
+    expiry and its last heartbeat (``cyclone_v_steps``)."""
+
+    owner: str
+    steps: int
+    earliest_expiry: datetime
+    last_heartbeat: datetime | None
+
+
+#: A keyset cursor: the (time, id) of the last row of a page; the next page is
+#: the rows strictly after it in the page's order (newest first).
+Cursor = tuple[datetime, Any]
+
+
+@dataclass(frozen=True)
+class Page(Generic[T]):
+    """One page of a list: its rows, and the cursor of the next page (None
+    when this is the last one)."""
+
+    rows: list[T]
+    next: Cursor | None
+
+
 _RUN_COLUMNS = (
     "id, workflow, state, input, output, created_at, started_at, finished_at, "
     "deadline_at, paused_at, parent_run_id"
@@ -168,6 +261,22 @@ _STEP_COLUMNS = (
     "error, error_kind, scheduled_at, started_at, completed_at, lease_owner, lease_expiry, "
     "output, child_run_id"
 )
+
+
+_SUMMARY_COLUMNS = (
+    "id, workflow, state, created_at, started_at, finished_at, deadline_at, paused_at, parent_run_id, "
+    "idempotency_key"
+)
+_DETAIL_COLUMNS = (
+    "id, run_id, node, handler, kind, state, deps, attempt, max_attempts, reclaims, error, error_kind, "
+    "scheduled_at, started_at, completed_at, timeout, lease_owner, lease_expiry, heartbeat_at, signal, "
+    "max_wait, wait_expires_at, child_run_id, input, output"
+)
+#: Characters of each dead letter's error a page of them carries (the step's page has it whole).
+PAGE_ERROR_CHARS = 1000
+_DLQ_PAGE_COLUMNS = _STEP_COLUMNS.replace("error, ", f"left(error, {PAGE_ERROR_CHARS}) AS error, ", 1)
+#: The most rows one page call returns.
+PAGE_LIMIT = 500
 
 
 def _zoned(at: datetime, wall: datetime) -> datetime:
@@ -429,6 +538,22 @@ def _json_or_null(value: Any) -> Jsonb | None:
     return None if value is None else Jsonb(value)
 
 
+def _page_limit(limit: int) -> int:
+    if not isinstance(limit, int) or not 1 <= limit <= PAGE_LIMIT:
+        raise errors.InvalidArgument(f"a page has 1 to {PAGE_LIMIT} rows, not {limit!r}")
+    return limit
+
+
+def _id_range(prefix: str) -> tuple[UUID, UUID]:
+    """The run ids that start with ``prefix`` (hex digits, dashes ignored), as
+    the range [low, high] of the primary key: UUIDs sort by their bytes, so
+    by their hex text."""
+    digits = prefix.replace("-", "").strip().lower()
+    if not digits or len(digits) > 32 or any(c not in "0123456789abcdef" for c in digits):
+        raise errors.InvalidArgument(f"a run id search is 1 to 32 hex digits, not {prefix[:40]!r}")
+    return UUID(digits.ljust(32, "0")), UUID(digits.ljust(32, "f"))
+
+
 # -- the client -------------------------------------------------------------
 
 
@@ -451,6 +576,7 @@ class Client:
         timeout: float = 10.0,
         application_name: str = "cyclone",
     ) -> None:
+        self._actor: str | None = None
         if pool is not None:
             self._pool = pool
             self._owns_pool = False
@@ -481,6 +607,15 @@ class Client:
     def pool(self) -> psycopg_pool.ConnectionPool:
         return self._pool
 
+    def acting_as(self, actor: str | None) -> Client:
+        """A client on the same pool whose calls name ``actor`` to the audit
+        trail: each runs in a transaction that first sets ``cyclone.actor``
+        (transaction-local), so a retry, cancel, pause or resume records
+        ``'actor via <role>'`` (audit.sql). ``None``: the role alone."""
+        other = Client(pool=self._pool)
+        other._actor = actor
+        return other
+
     def close(self) -> None:
         """Close the pool (when this client opened it)."""
         if self._owns_pool:
@@ -502,7 +637,12 @@ class Client:
 
     def _value(self, query: str, params: Params = ()) -> Any:
         with self._conn() as conn:
-            row = conn.execute(query, params).fetchone()
+            if self._actor is None:
+                row = conn.execute(query, params).fetchone()
+            else:
+                with conn.transaction():
+                    conn.execute("SELECT set_config('cyclone.actor', %s, true)", (self._actor,))
+                    row = conn.execute(query, params).fetchone()
         return None if row is None else row[0]
 
     def _rows(self, cls: type[T], query: str, params: Params = ()) -> list[T]:
@@ -547,6 +687,15 @@ class Client:
     def explain_step(self, step_id: int) -> Explanation:
         """``cyclone.explain_step``: why a step is not running (``NotFound`` for an unknown id)."""
         return Explanation.from_json(step_id, self._value("SELECT cyclone.explain_step(%s)", (step_id,)))
+
+    def explain_steps(self, step_ids: Sequence[int]) -> dict[int, Explanation]:
+        """``cyclone.explain_step`` for each step, in one statement (a run's
+        page explains all its waiting steps in one round trip)."""
+        with self._conn() as conn:
+            rows = conn.execute(
+                "SELECT i, cyclone.explain_step(i) FROM unnest(%s::bigint[]) AS i", (list(step_ids),)
+            ).fetchall()
+        return {int(r[0]): Explanation.from_json(int(r[0]), r[1]) for r in rows}
 
     # -- runs -------------------------------------------------------------
 
@@ -928,6 +1077,117 @@ class Client:
             "ORDER BY completed_at DESC, id DESC LIMIT %(lim)s",
             {"kind": error_kind, "wf": workflow, "lim": limit},
         )
+
+    # -- list pages and a run's details (the web console) ------------------
+
+    def runs_page(
+        self,
+        *,
+        workflow: str | None = None,
+        state: str | None = None,
+        created_from: datetime | None = None,
+        created_until: datetime | None = None,
+        idempotency_key: str | None = None,
+        id_prefix: str | None = None,
+        after: Cursor | None = None,
+        limit: int = 50,
+    ) -> Page[RunSummary]:
+        """A page of runs (``cyclone_v_runs``), newest first (``created_at``,
+        then id, descending), filtered by workflow, state, creation time
+        (``created_from <= created_at < created_until``), idempotency key and
+        the start of the run id; ``after`` is the previous page's ``next``.
+        Each filter and the cursor are one index range (list_pages.sql), so
+        the page after any cursor costs what the first one does."""
+        if state is not None and state not in RUN_STATES:
+            raise errors.InvalidArgument(f"unknown run state {state[:40]!r} (one of {', '.join(RUN_STATES)})")
+        low, high = _id_range(id_prefix) if id_prefix else (None, None)
+        n = _page_limit(limit)
+        rows = self._rows(
+            RunSummary,
+            f"SELECT {_SUMMARY_COLUMNS} FROM cyclone.cyclone_v_runs "
+            "WHERE (%(wf)s::text IS NULL OR workflow = %(wf)s) "
+            "AND (%(st)s::text IS NULL OR state = %(st)s) "
+            "AND (%(from)s::timestamptz IS NULL OR created_at >= %(from)s) "
+            "AND (%(until)s::timestamptz IS NULL OR created_at < %(until)s) "
+            "AND (%(key)s::text IS NULL OR idempotency_key = %(key)s) "
+            "AND (%(low)s::uuid IS NULL OR id BETWEEN %(low)s AND %(high)s) "
+            "AND (%(at)s::timestamptz IS NULL OR (created_at, id) < (%(at)s, %(id)s::uuid)) "
+            "ORDER BY created_at DESC, id DESC LIMIT %(lim)s",
+            {"wf": workflow, "st": state, "from": created_from, "until": created_until, "key": idempotency_key,
+             "low": low, "high": high, "at": after[0] if after else None,
+             "id": _uuid(after[1]) if after else None, "lim": n + 1},
+        )
+        more = len(rows) > n
+        rows = rows[:n]
+        return Page(rows, (rows[-1].created_at, rows[-1].id) if more else None)
+
+    def dead_letters(
+        self,
+        *,
+        workflow: str | None = None,
+        error_kind: str | None = None,
+        after: Cursor | None = None,
+        limit: int = 50,
+    ) -> Page[StepRow]:
+        """A page of dead letters (``cyclone_v_dlq``), newest first
+        (``completed_at``, then step id, descending), of one workflow and one
+        error kind; each error cut to ``PAGE_ERROR_CHARS`` characters."""
+        if error_kind is not None and error_kind not in ERROR_KINDS:
+            raise errors.InvalidArgument(f"unknown error kind {error_kind[:40]!r} (one of {', '.join(ERROR_KINDS)})")
+        n = _page_limit(limit)
+        rows = self._rows(
+            StepRow,
+            f"SELECT {_DLQ_PAGE_COLUMNS} FROM cyclone.cyclone_v_dlq "
+            "WHERE (%(wf)s::text IS NULL OR workflow = %(wf)s) "
+            "AND (%(kind)s::text IS NULL OR error_kind = %(kind)s) "
+            "AND (%(at)s::timestamptz IS NULL OR (completed_at, id) < (%(at)s, %(id)s::bigint)) "
+            "ORDER BY completed_at DESC, id DESC LIMIT %(lim)s",
+            {"wf": workflow, "kind": error_kind, "at": after[0] if after else None,
+             "id": int(after[1]) if after else None, "lim": n + 1},
+        )
+        more = len(rows) > n
+        rows = rows[:n]
+        last = rows[-1] if rows else None
+        return Page(rows, (last.completed_at, last.id) if more and last and last.completed_at else None)
+
+    def run_steps(self, run_id: RunId) -> list[StepDetail]:
+        """Every step of a run with its edges, lease, wait and payloads, in
+        order of creation (``cyclone_v_steps``)."""
+        return self._rows(
+            StepDetail,
+            f"SELECT {_DETAIL_COLUMNS} FROM cyclone.cyclone_v_steps WHERE run_id = %s ORDER BY id",
+            (_uuid(run_id),),
+        )
+
+    def audit(self, run_id: RunId) -> list[AuditRow]:
+        """The audit trail of a run, oldest first (``cyclone_v_audit``)."""
+        return self._rows(
+            AuditRow,
+            "SELECT id, at, run_id, node, action, reason, actor FROM cyclone.cyclone_v_audit "
+            "WHERE run_id = %s ORDER BY id",
+            (_uuid(run_id),),
+        )
+
+    def lease_holders(self) -> list[LeaseHolder]:
+        """The workers holding leases now (running steps, by lease owner)."""
+        return self._rows(
+            LeaseHolder,
+            "SELECT lease_owner AS owner, count(*)::int AS steps, min(lease_expiry) AS earliest_expiry, "
+            "max(heartbeat_at) AS last_heartbeat FROM cyclone.cyclone_v_steps WHERE state = 'running' "
+            "GROUP BY lease_owner ORDER BY lease_owner",
+        )
+
+    def executable(self, functions: Sequence[str]) -> set[str]:
+        """Which of the ``cyclone`` functions named the connected role may
+        execute (``has_function_privilege``): what a face offers to do."""
+        with self._conn() as conn:
+            rows = conn.execute(
+                "SELECT p.proname FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace "
+                "WHERE n.nspname = 'cyclone' AND p.proname = ANY (%s) "
+                "GROUP BY p.proname HAVING bool_or(has_function_privilege(p.oid, 'EXECUTE'))",
+                (list(functions),),
+            ).fetchall()
+        return {str(r[0]) for r in rows}
 
     def workflows(self) -> dict[str, Any]:
         """Registered workflow definitions by name (``cyclone_v_workflows``)."""

@@ -686,7 +686,7 @@ def test_the_runtime_never_formats_values_into_sql() -> None:
     """Every query the runtime sends is a literal, or an f-string over module
     constants (column lists); values always go as parameters."""
     offenders = []
-    for path in sorted((ROOT / "cyclone_py").glob("*.py")):
+    for path in sorted((ROOT / "cyclone_py").rglob("*.py")):  # the console's package too
         tree = ast.parse(path.read_text(), str(path))
         for node in ast.walk(tree):
             if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)

@@ -28,3 +28,12 @@ def test_every_client_exception_is_documented() -> None:
     for cls in (errors.NotFound, errors.WrongState, errors.InvalidArgument, errors.PermissionDenied,
                 errors.DatabaseUnavailable):
         assert f"`{cls.__name__}`" in section, cls.__name__
+
+
+def test_the_console_page_shows_the_committed_screenshots() -> None:
+    """docs/console.md links the screenshots `make screenshots` copies from the
+    browser test's ignored folder; each one is committed."""
+    text = (DOCS / "console.md").read_text()
+    shown = re.findall(r"!\[[^\]]*\]\((console/[\w-]+\.png)\)", text)
+    assert sorted(shown) == ["console/dead-letters.png", "console/overview.png", "console/run.png"]
+    assert all((DOCS / name).is_file() for name in shown)

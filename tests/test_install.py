@@ -204,4 +204,10 @@ def check_the_installed_package(shell: Shell) -> None:
         str(p.relative_to(ROOT)) for d in ("deploy", "revert", "verify") for p in (ROOT / "sql" / d).glob("*.sql")}
     assert carried == expected
     assert all((project / name).read_bytes() == (ROOT / name).read_bytes() for name in expected)
+    # The web console's templates and static files ride in the wheel too (cyclone ui).
+    with zipfile.ZipFile(wheel) as zf:
+        console = {name for name in zf.namelist() if name.startswith("cyclone_py/console/")}
+    files = {str(p.relative_to(ROOT)) for p in (ROOT / "cyclone_py" / "console").rglob("*")
+             if p.is_file() and "__pycache__" not in p.parts}
+    assert console == files
     assert list((shell.work / "dist").glob("*.tar.gz")), "python -m build makes an sdist, and the wheel from it"

@@ -2,7 +2,9 @@
 
 Each module has a layer; a module may import only modules of lower layers
 (at module level, inside a function, or under TYPE_CHECKING alike). A new
-module must be given a layer here. See docs/architecture.md.
+module must be given a layer here. A subpackage (``cyclone_py/console/``) is
+one module here: its files' imports together, imports among them allowed.
+See docs/architecture.md.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ LAYERS: dict[str, int] = {
     "reporter": 5,
     "listener": 5,
     "exporter": 5,  # cyclone exporter: metrics() as a Prometheus collector, served by metrics.serve
+    "console": 5,  # cyclone ui: the web console's pages over the client (a package: app, graph, server)
     # the worker, and the test harness beside it (which does not import the worker)
     "worker": 6,
     "testing": 6,
@@ -52,15 +55,22 @@ DRIVER_MODULES = {"client", "db"}  # the only ones that may import psycopg
 
 
 def _modules() -> list[str]:
-    return sorted(p.stem for p in PACKAGE.glob("*.py"))
+    files = {p.stem for p in PACKAGE.glob("*.py")}
+    packages = {p.parent.name for p in PACKAGE.glob("*/__init__.py")}
+    return sorted(files | packages)
+
+
+def _sources(module: str) -> list[Path]:
+    folder = PACKAGE / module
+    return sorted(folder.rglob("*.py")) if folder.is_dir() else [PACKAGE / f"{module}.py"]
 
 
 def _imports(module: str) -> tuple[set[str], set[str]]:
     """(cyclone_py modules, other top-level packages) that ``module`` imports."""
-    tree = ast.parse((PACKAGE / f"{module}.py").read_text())
     ours: set[str] = set()
     others: set[str] = set()
-    for node in ast.walk(tree):
+    nodes = [node for path in _sources(module) for node in ast.walk(ast.parse(path.read_text()))]
+    for node in nodes:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 parts = alias.name.split(".")

@@ -1,0 +1,8 @@
+"""The web console (``cyclone ui``): server-rendered pages over
+:class:`cyclone_py.client.Client`, with the optional extra ``cyclone-py[ui]``
+(Starlette, Jinja2, uvicorn). See docs/console.md.
+
+The package's modules: :mod:`.graph` lays a run's DAG out with Graphviz's
+``dot``; :mod:`.app` holds the pages, the actions and the request checks;
+:mod:`.server` serves them with uvicorn.
+"""

@@ -1,0 +1,643 @@
+"""The web console's pages and actions: a Starlette application over a
+:class:`cyclone_py.client.Client`.
+
+Every read and every action is one client call (the same SQL functions the
+CLI calls); no rule about states is decided here. Pages are rendered on the
+server by Jinja2 with autoescaping on, so node names, errors and payloads are
+text wherever they appear; the DAG picture comes from :mod:`.graph`.
+
+Security (docs/console.md):
+
+- a token, when the console has one (always on a non-loopback address), is
+  required on every page: ``Authorization: Bearer``, the ``cyclone_ui_token``
+  cookie, or ``?token=`` once (answered by a redirect that sets the cookie);
+- without a token, only a loopback ``Host`` is answered (no DNS rebinding);
+- actions exist only with ``allow_actions``; each is a POST whose form carries
+  the CSRF token of the ``cyclone_ui_csrf`` cookie (double submit);
+- the actor named to the audit trail is the token's name, or the user a
+  trusted proxy names in ``proxy_user_header``, or the console's own user;
+- request bodies are bounded (``MAX_BODY``), every field is bounded, and a
+  bad value is a 400 page with one line.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import json
+import secrets
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+from urllib.parse import urlencode
+from uuid import UUID
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import FormData
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from cyclone_py import errors
+from cyclone_py.client import Client, Cursor, Page
+from cyclone_py.console.graph import GraphNode, Layouts
+from cyclone_py.vocabulary import DISCARD_KINDS, RUN_STATES, TERMINAL_STEP_STATES
+
+#: Bytes a request body may have (a signal's payload is the largest field).
+MAX_BODY = 1024 * 1024
+#: Characters of a text field (a reason, a name, a filter).
+MAX_FIELD = 2000
+#: Dead letters one bulk retry takes.
+MAX_SELECTED = 500
+#: Rows of a list page.
+PAGE_SIZE = 50
+#: Characters of a payload shown before it is folded, and at most.
+FOLD_CHARS = 2000
+SHOW_CHARS = 100_000
+#: Steps of one run explained (explain_step, all in one statement).
+EXPLAINED = 100
+#: Seconds between two refreshes of the overview.
+REFRESH_SECONDS = 5
+
+TOKEN_COOKIE = "cyclone_ui_token"
+CSRF_COOKIE = "cyclone_ui_csrf"
+CSRF_FIELD = "csrf"
+
+#: The actions and the SQL function each one calls.
+ACTION_FUNCTIONS = {
+    "retry": "retry",
+    "retry-all": "retry_all",
+    "cancel": "cancel",
+    "pause": "pause",
+    "resume": "resume",
+    "signal": "signal",
+    "pause-schedule": "pause_schedule",
+    "resume-schedule": "resume_schedule",
+}
+
+_STATUS = ((errors.NotFound, 404), (errors.WrongState, 409), (errors.InvalidArgument, 400),
+           (errors.PermissionDenied, 403), (errors.DatabaseUnavailable, 503))
+
+_CSP = ("default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; "
+        "form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+
+
+class BadRequest(Exception):
+    """A value of the request the console refuses (400, one line)."""
+
+
+class BodyTooLarge(Exception):
+    """A streamed request body went over ``MAX_BODY``."""
+
+
+class Refused(Exception):
+    """A request the console refuses before any call: ``status`` and one line."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass
+class Settings:
+    """How one console runs."""
+
+    #: Actions (POST) are served only with this on.
+    allow_actions: bool = False
+    #: secret -> name; empty: no token (a loopback bind only).
+    tokens: Mapping[str, str] = field(default_factory=dict)
+    #: A header a trusted proxy names the user in (the actor of an action).
+    proxy_user_header: str | None = None
+    #: The actor without a token or a proxy (the user who started the console).
+    local_actor: str = "console"
+    page_size: int = PAGE_SIZE
+    refresh_seconds: int = REFRESH_SECONDS
+
+
+@dataclass
+class Ctx:
+    """One request as a page sees it."""
+
+    request: Request
+    form: FormData | None
+    actor: str
+    csrf: str
+    notice: str | None = None
+    notice_ok: bool = True
+
+
+# -- values from a request ------------------------------------------------------
+
+
+def text(value: str | None, what: str, *, limit: int = MAX_FIELD) -> str | None:
+    """A bounded text field; None when missing or blank."""
+    if value is None:
+        return None
+    value = value.strip()
+    if len(value) > limit:
+        raise BadRequest(f"{what} is {len(value)} characters long (at most {limit})")
+    return value or None
+
+
+def integer(value: str | None, what: str, *, low: int, high: int, default: int) -> int:
+    if value is None or not value.strip():
+        return default
+    try:
+        n = int(value.strip())
+    except ValueError:
+        raise BadRequest(f"{what} is not a whole number: {value[:40]!r}") from None
+    if not low <= n <= high:
+        raise BadRequest(f"{what} must be between {low} and {high}, not {n}")
+    return n
+
+
+def moment(value: str | None, what: str) -> datetime | None:
+    """An ISO time (a browser's ``datetime-local`` value is UTC)."""
+    value = text(value, what, limit=64)
+    if value is None:
+        return None
+    try:
+        at = datetime.fromisoformat(value)
+    except ValueError:
+        raise BadRequest(f"{what} is not a time (YYYY-MM-DDTHH:MM): {value[:40]!r}") from None
+    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
+
+
+def run_id(value: str) -> UUID:
+    try:
+        return UUID(value)
+    except ValueError:
+        raise BadRequest(f"not a run id: {value[:40]!r}") from None
+
+
+def encode_cursor(cursor: Cursor | None) -> str | None:
+    return None if cursor is None else f"{cursor[0].isoformat()}~{cursor[1]}"
+
+
+def decode_cursor(value: str | None, *, numeric: bool) -> Cursor | None:
+    value = text(value, "the page cursor", limit=120)
+    if value is None:
+        return None
+    at, _, key = value.partition("~")
+    try:
+        when = datetime.fromisoformat(at)
+        ident: Any = int(key) if numeric else UUID(key)
+    except ValueError:
+        raise BadRequest(f"not a page cursor: {value[:60]!r}") from None
+    if when.tzinfo is None:
+        raise BadRequest(f"not a page cursor: {value[:60]!r}")
+    return when, ident
+
+
+# -- formatting -------------------------------------------------------------------
+
+
+def fmt_time(value: datetime | None) -> str:
+    return "" if value is None else value.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def fmt_delta(value: timedelta | None) -> str:
+    if value is None:
+        return ""
+    seconds = int(value.total_seconds())
+    sign = "-" if seconds < 0 else ""
+    seconds = abs(seconds)
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    parts = [f"{days}d"] if days else []
+    if hours or days:
+        parts.append(f"{hours}h")
+    if minutes or hours or days:
+        parts.append(f"{minutes}m")
+    parts.append(f"{secs}s")
+    return sign + " ".join(parts)
+
+
+def last_line(value: str | None) -> str:
+    """An error's last non-blank line (a traceback's exception), for a list."""
+    lines = [line for line in (value or "").splitlines() if line.strip()]
+    return lines[-1].strip() if lines else ""
+
+
+@dataclass(frozen=True)
+class Payload:
+    """A JSON value as a page shows it: pretty, folded past ``FOLD_CHARS``,
+    cut past ``SHOW_CHARS``."""
+
+    text: str
+    folded: bool
+    cut: int
+
+    @classmethod
+    def of(cls, value: Any) -> Payload:
+        full = json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True, default=str)
+        cut = max(0, len(full) - SHOW_CHARS)
+        return cls(full[:SHOW_CHARS], len(full) > FOLD_CHARS, cut)
+
+
+def _environment() -> Environment:
+    env = Environment(loader=PackageLoader("cyclone_py.console", "templates"),
+                      autoescape=select_autoescape(default=True, default_for_string=True))
+    env.filters["time"] = fmt_time
+    env.filters["delta"] = fmt_delta
+    env.filters["payload"] = Payload.of
+    env.filters["last_line"] = last_line
+    env.globals["run_states"] = RUN_STATES
+    env.globals["discard_kinds"] = DISCARD_KINDS
+    return env
+
+
+# -- the application ------------------------------------------------------------
+
+
+class Console:
+    """The pages and actions over one client."""
+
+    def __init__(self, client: Client, settings: Settings, layouts: Layouts | None = None) -> None:
+        self.client = client
+        self.settings = settings
+        self.layouts = layouts if layouts is not None else Layouts()
+        self.env = _environment()
+
+    # -- plumbing ------------------------------------------------------------
+
+    def page(self, ctx: Ctx, template: str, status: int = 200, **values: Any) -> HTMLResponse:
+        body = self.env.get_template(template).render(
+            ctx=ctx, csrf_field=CSRF_FIELD, actions=self.settings.allow_actions, **values)
+        return HTMLResponse(body, status_code=status)
+
+    def error_page(self, ctx: Ctx, status: int, message: str) -> HTMLResponse:
+        return self.page(ctx, "error.html", status, message=" ".join(message.split()), code=status)
+
+    def can(self) -> set[str]:
+        """The actions this console offers: all of them with ``allow_actions``,
+        less those the database role may not execute."""
+        if not self.settings.allow_actions:
+            return set()
+        allowed = self.client.executable(sorted(set(ACTION_FUNCTIONS.values())))
+        return {a for a, fn in ACTION_FUNCTIONS.items() if fn in allowed}
+
+    def acting(self, ctx: Ctx) -> Client:
+        return self.client.acting_as(ctx.actor)
+
+    # -- reads ---------------------------------------------------------------
+
+    def overview(self, ctx: Ctx) -> Response:
+        metrics = self.client.metrics()
+        groups: dict[str, list[Any]] = {}
+        for m in metrics:
+            groups.setdefault(m.name, []).append(m)
+        tables, pivots = [], []
+        for name, rows in groups.items():
+            keys = sorted({k for r in rows for k in r.labels})
+            if keys == ["state", "workflow"]:  # runs and steps by state per workflow: one row a workflow
+                states = list(dict.fromkeys(r.labels["state"] for r in rows))
+                counts: dict[str, dict[str, float]] = {}
+                for r in rows:
+                    counts.setdefault(r.labels["workflow"], {})[r.labels["state"]] = r.value
+                pivots.append((name, states, sorted(counts.items())))
+            else:
+                tables.append((name, keys, [([r.labels.get(k, "") for k in keys], r.value) for r in rows]))
+        schedules = sorted(self.client.schedules(), key=lambda s: s.next_fire_at)[:10]
+        return self.page(ctx, "overview.html", tables=tables, pivots=pivots, schedules=schedules,
+                         holders=self.client.lease_holders(), limits=self.client.limits(),
+                         refresh=self.settings.refresh_seconds, now=self.client.now())
+
+    def runs(self, ctx: Ctx) -> Response:
+        q = ctx.request.query_params
+        filters = {
+            "workflow": text(q.get("workflow"), "the workflow", limit=200),
+            "state": text(q.get("state"), "the state", limit=20),
+            "from": text(q.get("from"), "the start of the range", limit=64),
+            "until": text(q.get("until"), "the end of the range", limit=64),
+            "key": text(q.get("key"), "the idempotency key", limit=1000),
+            "id": text(q.get("id"), "the run id", limit=36),
+        }
+        page: Page[Any] = self.client.runs_page(
+            workflow=filters["workflow"], state=filters["state"],
+            created_from=moment(filters["from"], "the start of the range"),
+            created_until=moment(filters["until"], "the end of the range"),
+            idempotency_key=filters["key"], id_prefix=filters["id"],
+            after=decode_cursor(q.get("after"), numeric=False), limit=self.settings.page_size)
+        shown = {k: v for k, v in filters.items() if v}
+        more = None if page.next is None else "/runs?" + urlencode({**shown, "after": encode_cursor(page.next)})
+        return self.page(ctx, "runs.html", page=page, filters=filters, next_url=more,
+                         first_url="/runs?" + urlencode(shown), paged="after" in q,
+                         workflows=sorted(self.client.workflows()))
+
+    def run(self, ctx: Ctx, status: int = 200) -> Response:
+        rid = run_id(ctx.request.path_params["run_id"])
+        row = self.client.get_run_row(rid)
+        run = self.client.get_run(rid)
+        steps = self.client.run_steps(rid)
+        now = self.client.now()
+        waiting = [s for s in steps if s.state not in TERMINAL_STEP_STATES and s.state != "running"][:EXPLAINED]
+        why = self.client.explain_steps([s.id for s in waiting]) if waiting else {}
+        explained = {s.node: why[s.id] for s in waiting if s.id in why}
+        nodes = [GraphNode(s.node, s.kind, s.deps) for s in steps]
+        states = {s.node: s.state for s in steps}
+        links = {s.node: f"/runs/{s.child_run_id}" for s in steps if s.child_run_id is not None}
+        links.update({s.node: f"#step-{i}" for i, s in enumerate(steps) if s.node not in links})
+        picture = self.layouts.render(nodes, states, links)
+        step_errors = self.client.step_errors(rid)
+        return self.page(
+            ctx, "run.html", status, row=row, run=run, steps=steps, now=now, explained=explained,
+            picture=picture, dot=self.layouts.available, errors=step_errors, audit=self.client.audit(rid),
+            can=self.can(), left=None if row.deadline_at is None else row.deadline_at - now,
+        )
+
+    def dead_letters(self, ctx: Ctx, status: int = 200, results: Sequence[Any] = ()) -> Response:
+        q = ctx.request.query_params
+        filters = {"workflow": text(q.get("workflow"), "the workflow", limit=200),
+                   "kind": text(q.get("kind"), "the error kind", limit=20)}
+        page = self.client.dead_letters(workflow=filters["workflow"], error_kind=filters["kind"],
+                                        after=decode_cursor(q.get("after"), numeric=True),
+                                        limit=self.settings.page_size)
+        shown = {k: v for k, v in filters.items() if v}
+        more = None if page.next is None else "/dead-letters?" + urlencode(
+            {**shown, "after": encode_cursor(page.next)})
+        return self.page(ctx, "dead_letters.html", status, page=page, filters=filters, next_url=more,
+                         first_url="/dead-letters?" + urlencode(shown), paged="after" in q,
+                         workflows=sorted(self.client.workflows()), can=self.can(), results=results)
+
+    def schedules(self, ctx: Ctx, status: int = 200) -> Response:
+        return self.page(ctx, "schedules.html", status, schedules=self.client.schedules(), can=self.can())
+
+    def limits(self, ctx: Ctx) -> Response:
+        return self.page(ctx, "limits.html", limits=self.client.limits())
+
+    # -- actions -----------------------------------------------------------------
+
+    def _field(self, ctx: Ctx, name: str, what: str, *, limit: int = MAX_FIELD) -> str | None:
+        assert ctx.form is not None
+        value = ctx.form.get(name)
+        if value is not None and not isinstance(value, str):
+            raise BadRequest(f"{what} must be text")
+        return text(value, what, limit=limit)
+
+    def run_action(self, ctx: Ctx) -> Response:
+        rid = run_id(ctx.request.path_params["run_id"])
+        action = ctx.request.path_params["action"]
+        if action not in ACTION_FUNCTIONS or action.endswith("-schedule"):
+            raise Refused(404, f"no action {action[:40]!r}")
+        client = self.acting(ctx)
+        reason = self._field(ctx, "reason", "the reason")
+        try:
+            if action == "retry":
+                node = self._field(ctx, "node", "the node", limit=200)
+                if node is None:
+                    raise BadRequest("retry needs the node")
+                assert ctx.form is not None
+                more = integer(ctx.form.get("additional_attempts"), "additional attempts",  # type: ignore[arg-type]
+                               low=0, high=1000, default=0)
+                client.retry(rid, node, more, reason)
+                ctx.notice = f"retried {node}" + (f" with {more} more attempts" if more else "")
+            elif action == "retry-all":
+                ctx.notice = f"retried {client.retry_all(rid, reason)} dead letters"
+            elif action == "cancel":
+                ctx.notice = "cancelled" if client.cancel(rid, reason) else "not cancelled: the run is over"
+            elif action == "pause":
+                ctx.notice = "paused" if client.pause(rid) else "not paused"
+            elif action == "resume":
+                ctx.notice = "resumed" if client.resume(rid) else "not resumed"
+            elif action == "signal":
+                name = self._field(ctx, "name", "the signal name", limit=200)
+                if name is None:
+                    raise BadRequest("a signal needs a name")
+                raw = self._field(ctx, "payload", "the payload", limit=MAX_BODY)
+                try:
+                    payload = None if raw is None else json.loads(raw)
+                except ValueError as exc:
+                    raise BadRequest(f"the payload is not JSON: {exc}") from None
+                delivered = client.signal(rid, name, payload)
+                ctx.notice = f"signal {name} " + ("delivered" if delivered else "kept until its wait node is reached")
+        except errors.CycloneError as exc:
+            ctx.notice, ctx.notice_ok = exc.message, False
+            return self.run(ctx, status_of(exc))
+        return self.run(ctx)
+
+    def retry_dead_letters(self, ctx: Ctx) -> Response:
+        assert ctx.form is not None
+        picked = ctx.form.getlist("step")
+        if not picked:
+            raise BadRequest("no dead letter selected")
+        if len(picked) > MAX_SELECTED:
+            raise BadRequest(f"{len(picked)} dead letters selected (at most {MAX_SELECTED} at once)")
+        reason = self._field(ctx, "reason", "the reason")
+        more = integer(ctx.form.get("additional_attempts"), "additional attempts",  # type: ignore[arg-type]
+                       low=0, high=1000, default=0)
+        targets = []
+        for value in picked:
+            if not isinstance(value, str) or ":" not in value:
+                raise BadRequest("a selected dead letter is RUN_ID:NODE")
+            rid, _, node = value.partition(":")
+            targets.append((run_id(rid), text(node, "the node", limit=200) or ""))
+        client = self.acting(ctx)
+        results = []
+        for rid_, node in targets:
+            try:
+                client.retry(rid_, node, more, reason)
+                results.append((rid_, node, True, "retried"))
+            except errors.CycloneError as exc:
+                results.append((rid_, node, False, exc.message))
+        done = sum(1 for r in results if r[2])
+        ctx.notice = f"retried {done} of {len(results)}"
+        ctx.notice_ok = done == len(results)
+        return self.dead_letters(ctx, results=results)
+
+    def schedule_action(self, ctx: Ctx) -> Response:
+        action = ctx.request.path_params["action"]
+        if action not in ("pause", "resume"):
+            raise Refused(404, f"no action {action[:40]!r}")
+        name = self._field(ctx, "name", "the schedule name", limit=200)
+        if name is None:
+            raise BadRequest("which schedule?")
+        client = self.acting(ctx)
+        try:
+            done = client.pause_schedule(name) if action == "pause" else client.resume_schedule(name)
+        except errors.CycloneError as exc:
+            ctx.notice, ctx.notice_ok = exc.message, False
+            return self.schedules(ctx, status_of(exc))
+        ctx.notice = f"{action}d {name}" if done else f"{name} was not {action}d (missing, or already so)"
+        ctx.notice_ok = done
+        return self.schedules(ctx)
+
+
+def status_of(exc: errors.CycloneError) -> int:
+    for cls, status in _STATUS:
+        if isinstance(exc, cls):
+            return status
+    return 500
+
+
+# -- the request path: limits, authentication, CSRF -----------------------------
+
+
+class BodyLimit:
+    """ASGI middleware: a body over ``limit`` bytes is 413, declared or streamed;
+    and the headers every answer carries (CSP, no framing, no referrer)."""
+
+    def __init__(self, app: ASGIApp, limit: int = MAX_BODY) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        for name, value in scope.get("headers", []):
+            if name == b"content-length":
+                try:
+                    declared = int(value)
+                except ValueError:
+                    declared = self.limit + 1
+                if declared > self.limit:
+                    await PlainTextResponse(f"the body is over {self.limit} bytes", 413)(scope, receive, send)
+                    return
+        seen = 0
+
+        async def bounded() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    raise BodyTooLarge(f"the body is over {self.limit} bytes")
+            return message
+
+        async def headed(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                headers += [(b"content-security-policy", _CSP.encode()), (b"x-frame-options", b"DENY"),
+                            (b"referrer-policy", b"no-referrer"), (b"x-content-type-options", b"nosniff"),
+                            (b"cache-control", b"no-store")]
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, bounded, headed)
+
+
+def _is_loopback_host(host: str) -> bool:
+    name = host.rsplit(":", 1)[0] if not host.startswith("[") else host[1:].split("]", 1)[0]
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def create_app(client: Client, settings: Settings, layouts: Layouts | None = None) -> Starlette:
+    """The console as an ASGI application."""
+    console = Console(client, settings, layouts)
+    tokens = dict(settings.tokens)
+
+    def token_name(presented: str | None) -> str | None:
+        if not presented:
+            return None
+        found = None
+        for secret, name in tokens.items():
+            if hmac.compare_digest(secret.encode(), presented.encode()):
+                found = name
+        return found
+
+    def view(handler: Callable[[Ctx], Response], *, action: bool = False) -> Callable[[Request], Awaitable[Response]]:
+        async def endpoint(request: Request) -> Response:
+            csrf = request.cookies.get(CSRF_COOKIE) or ""
+            fresh = len(csrf) < 32 or len(csrf) > 64
+            if fresh:
+                csrf = secrets.token_urlsafe(32)
+            ctx = Ctx(request, None, settings.local_actor, csrf)
+            try:
+                response = await guarded(request, ctx, handler, action)
+            except Refused as exc:
+                response = console.error_page(ctx, exc.status, str(exc))
+            except BadRequest as exc:
+                response = console.error_page(ctx, 400, str(exc))
+            if fresh:
+                response.set_cookie(CSRF_COOKIE, csrf, httponly=True, samesite="strict")
+            return response
+
+        return endpoint
+
+    async def guarded(request: Request, ctx: Ctx, handler: Callable[[Ctx], Response], action: bool) -> Response:
+        if tokens:
+            query_token = request.query_params.get("token")
+            if query_token is not None and request.method == "GET":
+                if token_name(query_token) is None:
+                    raise Refused(401, "wrong token")
+                rest = [(k, v) for k, v in request.query_params.multi_items() if k != "token"]
+                target = request.url.path + ("?" + urlencode(rest) if rest else "")
+                response = RedirectResponse(target, status_code=303)
+                response.set_cookie(TOKEN_COOKIE, query_token, httponly=True, samesite="strict")
+                return response
+            auth = request.headers.get("authorization", "")
+            presented = auth[7:].strip() if auth.lower().startswith("bearer ") else request.cookies.get(TOKEN_COOKIE)
+            name = token_name(presented)
+            if name is None:
+                message = "a token is required (open the URL cyclone ui printed)" if not presented else "wrong token"
+                return console.page(ctx, "login.html", 401, message=message)
+            ctx.actor = name
+        elif not _is_loopback_host(request.headers.get("host", "")):
+            raise Refused(403, "this console answers only on a loopback address without a token")
+        if settings.proxy_user_header:
+            user = request.headers.get(settings.proxy_user_header)
+            if not user or not user.strip():
+                raise Refused(401, f"the proxy named no user ({settings.proxy_user_header})")
+            ctx.actor = user.strip()[:200]
+        if request.method == "POST":
+            if not action:
+                raise Refused(405, "this page takes no POST")
+            if not settings.allow_actions:
+                raise Refused(403, "actions are off: start cyclone ui with --allow-actions")
+            try:
+                ctx.form = await request.form(max_files=0, max_fields=MAX_SELECTED + 10, max_part_size=MAX_BODY)
+            except BodyTooLarge as exc:
+                raise Refused(413, str(exc)) from None
+            except Exception as exc:  # the multipart parser's own errors, of any kind
+                raise BadRequest(f"the form could not be read: {exc}") from None
+            sent = ctx.form.get(CSRF_FIELD)
+            cookie = request.cookies.get(CSRF_COOKIE) or ""
+            if not isinstance(sent, str) or not cookie or not hmac.compare_digest(sent.encode(), cookie.encode()):
+                raise Refused(403, "the form's CSRF token is missing or wrong: reload the page and try again")
+        try:
+            return await run_in_threadpool(handler, ctx)
+        except errors.CycloneError as exc:
+            return console.error_page(ctx, status_of(exc), exc.message)
+
+    async def login(request: Request) -> Response:
+        ctx = Ctx(request, None, settings.local_actor, "")
+        try:
+            form = await request.form(max_files=0, max_fields=5, max_part_size=4096)
+        except Exception:
+            return console.page(ctx, "login.html", 400, message="the form could not be read")
+        presented = form.get("token")
+        if not isinstance(presented, str) or token_name(presented.strip()) is None:
+            return console.page(ctx, "login.html", 401, message="wrong token")
+        response = RedirectResponse("/", status_code=303)
+        response.set_cookie(TOKEN_COOKIE, presented.strip(), httponly=True, samesite="strict")
+        return response
+
+    routes = [
+        Route("/", view(console.overview)),
+        Route("/runs", view(console.runs)),
+        Route("/runs/{run_id}", view(console.run)),
+        Route("/runs/{run_id}/{action}", view(console.run_action, action=True), methods=["POST"]),
+        Route("/dead-letters", view(console.dead_letters)),
+        Route("/dead-letters/retry", view(console.retry_dead_letters, action=True), methods=["POST"]),
+        Route("/schedules", view(console.schedules)),
+        Route("/schedules/{action}", view(console.schedule_action, action=True), methods=["POST"]),
+        Route("/limits", view(console.limits)),
+        Route("/login", login, methods=["POST"]),
+        Mount("/static", StaticFiles(packages=[("cyclone_py.console", "static")]), name="static"),
+    ]
+    app = Starlette(routes=routes)
+    app.state.console = console
+    app.add_middleware(BodyLimit)
+    return app

@@ -1,0 +1,392 @@
+"""The web console over HTTP, against a real ``cyclone ui`` process on a real
+database (httpx as the browser; tests/test_console_browser.py drives Chromium).
+
+- actions are refused without --allow-actions, without the CSRF token or with
+  a wrong one, and with the cyclone_client role (the engine's one-line error);
+  with them, each action is the SQL function's and the audit names the actor;
+- a token is required on a non-loopback bind (generated and printed), or
+  whenever CYCLONE_UI_TOKEN names one; its name is the actor; a trusted proxy's
+  header names the actor instead;
+- without a token only a loopback Host is answered;
+- hostile input: HTML in every field and filter comes back escaped; oversized
+  bodies, fields and selections, malformed query strings, cursors, run ids,
+  times and JSON are one-line 400s (413 for a body), never a 500;
+- without Graphviz's dot the run page lists the steps and says why there is no
+  picture.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import psycopg
+import pytest
+from apps.console import HOSTILE_ERROR, HOSTILE_NODE, app
+from psycopg import conninfo, sql
+from ui import UI, start_ui  # noqa: F401  (the fixture)
+
+from cyclone_py.client import Client
+
+CSRF = re.compile(r'name="csrf" value="([^"]+)"')
+
+
+def define(client: Client) -> None:
+    for name, definition in app.definitions():
+        client.define_workflow(name, definition)
+
+
+def run_to(client: Client, workflow: str, fail_node: str | None = None, error: str = "boom") -> uuid.UUID:
+    """Submit a run and work its steps by hand: each claimed step completes,
+    ``fail_node`` fails (discarded: one attempt)."""
+    run = client.submit(workflow, {"note": "<i>input</i>"})
+    for _ in range(10):
+        steps = [s for s in client.claim("w1", None, 10, 30.0) if s.run_id == run]
+        if not steps:
+            break
+        for s in steps:
+            if s.node == fail_node:
+                client.fail(s.step_id, "w1", s.lease_generation, error, "error")
+            else:
+                client.complete(s.step_id, "w1", s.lease_generation, {"ok": "<b>done</b>"})
+    return run
+
+
+@pytest.fixture
+def failed(client: Client) -> uuid.UUID:
+    """A shop run whose charge is a dead letter."""
+    define(client)
+    run = run_to(client, "shop", "charge", "card declined <script>alert(1)</script>")
+    assert client.get_run(run).state == "failed"
+    return run
+
+
+def http(ui: UI, **kw: Any) -> httpx.Client:
+    return httpx.Client(base_url=ui.url, follow_redirects=False, timeout=20, **kw)
+
+
+def csrf_of(page: httpx.Response) -> str:
+    m = CSRF.search(page.text)
+    assert m, "the page has no action form"
+    return m[1]
+
+
+def refused(response: httpx.Response, status: int, words: str) -> None:
+    assert response.status_code == status, (response.status_code, response.text[:500])
+    m = re.search(r'<p class="(?:error-line|notice) refused"[^>]*>(.*?)</p>', response.text, re.DOTALL)
+    assert m, response.text[:500]
+    assert "\n" not in m[1].strip() and words in html.unescape(m[1]), m[1]
+
+
+# -- actions ----------------------------------------------------------------------
+
+
+def test_actions_are_refused_without_allow_actions(dsn: str, client: Client, failed: uuid.UUID,
+                                                   start_ui: type[UI]) -> None:
+    ui = start_ui(dsn)
+    assert "(read-only)" in ui.lines[-1]
+    with http(ui) as h:
+        page = h.get(f"/runs/{failed}")
+        assert page.status_code == 200 and "charge" in page.text
+        assert "<form method=\"post\"" not in page.text and "Retry" not in page.text
+        token = page.cookies.get("cyclone_ui_csrf") or h.cookies.get("cyclone_ui_csrf")
+        for path, data in [(f"/runs/{failed}/retry", {"node": "charge"}), (f"/runs/{failed}/cancel", {}),
+                           ("/dead-letters/retry", {"step": f"{failed}:charge"}), ("/schedules/pause", {"name": "x"})]:
+            refused(h.post(path, data={**data, "csrf": token or ""}), 403, "actions are off")
+    assert client.get_run(failed).state == "failed" and client.audit(failed) == []
+
+
+def test_actions_need_the_csrf_token_of_the_cookie(dsn: str, client: Client, failed: uuid.UUID,
+                                                   start_ui: type[UI]) -> None:
+    ui = start_ui(dsn, "--allow-actions")
+    with http(ui) as h:
+        token = csrf_of(h.get(f"/runs/{failed}"))
+        data = {"node": "charge", "reason": "r"}
+        refused(h.post(f"/runs/{failed}/retry", data=data), 403, "CSRF token is missing or wrong")
+        refused(h.post(f"/runs/{failed}/retry", data={**data, "csrf": token[::-1]}), 403, "CSRF")
+    with http(ui) as other:  # a page of another browser: its own cookie, not this token
+        other.get("/")
+        refused(other.post(f"/runs/{failed}/retry", data={**data, "csrf": token}), 403, "CSRF")
+    assert client.get_run(failed).state == "failed" and client.audit(failed) == []
+
+
+def test_each_action_calls_its_function_and_names_the_actor(dsn: str, client: Client, failed: uuid.UUID,
+                                                            start_ui: type[UI]) -> None:
+    ui = start_ui(dsn, "--allow-actions")
+    role = client._value("SELECT session_user")
+    with http(ui) as h:
+        page = h.get(f"/runs/{failed}")
+        token = csrf_of(page)
+        assert f'action="/runs/{failed}/retry"' in page.text
+        done = h.post(f"/runs/{failed}/retry", data={"csrf": token, "node": "charge", "additional_attempts": "2",
+                                                     "reason": "card <b>fixed</b>"})
+        assert done.status_code == 200 and "retried charge with 2 more attempts" in done.text
+        assert "card &lt;b&gt;fixed&lt;/b&gt;" in done.text
+        [step] = [s for s in client.run_steps(failed) if s.node == "charge"]
+        assert (step.state, step.max_attempts) == ("available", 3)
+        again = h.post(f"/runs/{failed}/retry", data={"csrf": token, "node": "charge"})
+        assert again.status_code == 409 and "is not discarded" in again.text  # the engine's own words
+
+        other = run_to(client, "approval")
+        assert h.post(f"/runs/{other}/pause", data={"csrf": token}).status_code == 200
+        assert client.get_run(other).state == "paused"
+        assert h.post(f"/runs/{other}/resume", data={"csrf": token}).status_code == 200
+        sent = h.post(f"/runs/{other}/signal", data={"csrf": token, "name": "approve", "payload": '{"by": "<u>"}'})
+        assert sent.status_code == 200 and "signal approve delivered" in sent.text
+        assert [s.state for s in client.run_steps(other) if s.node == "approve"] == ["completed"]
+        bad = h.post(f"/runs/{other}/signal", data={"csrf": token, "name": "approve", "payload": "{nope"})
+        refused(bad, 400, "the payload is not JSON")
+        third = client.submit("approval")
+        assert h.post(f"/runs/{third}/cancel", data={"csrf": token, "reason": "dup"}).status_code == 200
+        assert client.get_run(third).state == "cancelled"
+        gone = h.post(f"/runs/{uuid.uuid4()}/cancel", data={"csrf": token})
+        assert gone.status_code == 404 and "not found" in gone.text
+    actor = f"{__import__('getpass').getuser()} via {role}"
+    assert [(a.action, a.reason, a.actor) for a in client.audit(failed)] == [("retry", "card <b>fixed</b>", actor)]
+    assert [a.action for a in client.audit(other)] == ["pause", "resume"]
+    assert [(a.action, a.reason) for a in client.audit(third)] == [("cancel", "dup")]
+
+
+def test_bulk_retry_of_dead_letters_is_one_retry_per_step_with_a_result_per_row(
+        dsn: str, client: Client, failed: uuid.UUID, start_ui: type[UI]) -> None:
+    second = run_to(client, "shop", "charge")
+    ui = start_ui(dsn, "--allow-actions")
+    with http(ui) as h:
+        page = h.get("/dead-letters")
+        assert page.text.count('name="step"') == 2
+        token = csrf_of(page)
+        missing = uuid.uuid4()
+        done = h.post("/dead-letters/retry", data={
+            "csrf": token, "reason": "bulk", "additional_attempts": "1",
+            "step": [f"{failed}:charge", f"{second}:charge", f"{missing}:charge"]})
+        assert done.status_code == 200 and "retried 2 of 3" in done.text
+        rows = re.findall(r'<tr class="(ok|refused)">.*?<td>([^<]*)</td><td>([^<]*)</td></tr>',
+                          done.text, re.DOTALL)
+        assert [(r[0], r[2]) for r in rows] == [("ok", "retried"), ("ok", "retried"),
+                                                ("refused", f"run {missing} not found")]
+        refused(h.post("/dead-letters/retry", data={"csrf": token}), 400, "no dead letter selected")
+        refused(h.post("/dead-letters/retry", data={"csrf": token, "step": "nonsense"}), 400, "RUN_ID:NODE")
+        many = {"csrf": token, "step": [f"{failed}:n{i}" for i in range(501)]}
+        refused(h.post("/dead-letters/retry", data=many), 400, "at most 500")
+    assert [a.reason for a in client.audit(failed)] == ["bulk"]
+    assert [a.reason for a in client.audit(second)] == ["bulk"]
+
+
+@pytest.fixture
+def client_role(dsn: str) -> Iterator[str]:
+    """The DSN of a fresh LOGIN role in cyclone_client."""
+    role = f"cyc_ui_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(dsn, autocommit=True) as c:
+        c.execute(sql.SQL("CREATE ROLE {} LOGIN IN ROLE cyclone_client").format(sql.Identifier(role)))
+    yield conninfo.make_conninfo(dsn, user=role)
+    with psycopg.connect(dsn, autocommit=True) as c:
+        c.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = %s", (role,))
+        c.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(role)))
+
+
+def test_the_client_role_is_offered_and_allowed_only_its_actions(
+        client_role: str, client: Client, failed: uuid.UUID, start_ui: type[UI]) -> None:
+    ui = start_ui(client_role, "--allow-actions")
+    with http(ui) as h:
+        page = h.get(f"/runs/{failed}")
+        assert page.status_code == 200 and "charge" in page.text and "card declined" in page.text
+        assert "/retry" not in page.text and "/cancel" not in page.text
+        token = csrf_of(h.get(f"/runs/{run_to(client, 'approval')}"))  # signal is a client's
+        refused(h.post(f"/runs/{failed}/retry", data={"csrf": token, "node": "charge"}), 403, "permission denied")
+        refused(h.post(f"/runs/{failed}/cancel", data={"csrf": token}), 403, "permission denied")
+        assert h.get("/dead-letters").text.count('name="step"') == 0
+    assert client.audit(failed) == []
+
+
+# -- tokens, hosts, proxies ---------------------------------------------------------
+
+
+def test_a_non_loopback_bind_requires_the_printed_token(dsn: str, client: Client, failed: uuid.UUID,
+                                                        start_ui: type[UI]) -> None:
+    ui = start_ui(dsn, "--allow-actions", listen="0.0.0.0:0")
+    printed = "\n".join(ui.lines)
+    m = re.search(r"token for (\S+): (\S+)", printed)
+    assert m, printed
+    name, token = m[1], m[2]
+    assert f"?token={token}" in printed
+    with http(ui) as h:
+        refused_page = h.get("/")
+        assert refused_page.status_code == 401 and "a token is required" in refused_page.text
+        assert h.get(f"/runs/{failed}").status_code == 401
+        assert h.get("/", headers={"Authorization": "Bearer wrong-token-of-some-length"}).status_code == 401
+        assert h.get("/?token=nope").status_code == 401
+        assert h.get("/", headers={"Authorization": f"Bearer {token}"}).status_code == 200
+        # ?token= once: a redirect that drops it from the URL and sets the cookie.
+        hop = h.get(f"/runs?token={token}&state=failed")
+        assert hop.status_code == 303 and hop.headers["location"] == "/runs?state=failed"
+        assert h.get("/runs?state=failed").status_code == 200
+        post = h.post(f"/runs/{failed}/cancel", data={"csrf": csrf_of(h.get(f"/runs/{failed}"))})
+        assert post.status_code == 200 and "not cancelled: the run is over" in post.text  # cancel() said false
+    with http(ui) as stranger:
+        assert stranger.post(f"/runs/{failed}/cancel", data={"csrf": "x" * 40}).status_code == 401
+        login = stranger.post("/login", data={"token": token})
+        assert login.status_code == 303 and stranger.get("/").status_code == 200
+        assert stranger.post("/login", data={"token": "wrong"}).status_code == 401
+    assert name
+
+
+def test_cyclone_ui_token_names_the_actor_and_a_trusted_proxy_header_does_too(
+        dsn: str, client: Client, failed: uuid.UUID, start_ui: type[UI]) -> None:
+    secret = "s3cret-token-of-alice"
+    ui = start_ui(dsn, "--allow-actions", env={"CYCLONE_UI_TOKEN": f"alice:{secret},bob:another-long-secret"})
+    assert secret not in "\n".join(ui.lines)
+    role = client._value("SELECT session_user")
+    with http(ui, headers={"Authorization": f"Bearer {secret}"}) as h:
+        token = csrf_of(h.get(f"/runs/{failed}"))
+        assert h.post(f"/runs/{failed}/retry", data={"csrf": token, "node": "charge"}).status_code == 200
+    assert [a.actor for a in client.audit(failed)] == [f"alice via {role}"]
+
+    ui2 = start_ui(dsn, "--allow-actions", "--proxy-user-header", "X-Forwarded-User")
+    other = client.submit("approval")
+    with http(ui2) as h:
+        refused(h.get("/"), 401, "the proxy named no user (X-Forwarded-User)")
+        h.headers["X-Forwarded-User"] = "carol@example"
+        token = csrf_of(h.get(f"/runs/{other}"))
+        assert h.post(f"/runs/{other}/pause", data={"csrf": token}).status_code == 200
+    assert [a.actor for a in client.audit(other)] == [f"carol@example via {role}"]
+
+
+@pytest.mark.parametrize("value, message", [
+    ("short", "shorter than 16"), (",", "names no token"), ("a:0123456789abcdef,b:0123456789abcdef", "given twice")])
+def test_a_bad_cyclone_ui_token_is_one_line(dsn: str, value: str, message: str) -> None:
+    from click.testing import CliRunner
+
+    from cyclone_py import cli
+
+    result = CliRunner().invoke(cli.main, ["--dsn", dsn, "ui"], env={"CYCLONE_UI_TOKEN": value})
+    assert result.exit_code == 1 and message in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def test_without_a_token_only_a_loopback_host_is_answered(dsn: str, start_ui: type[UI]) -> None:
+    ui = start_ui(dsn)
+    with http(ui) as h:
+        assert h.get("/", headers={"Host": "localhost"}).status_code == 200
+        assert h.get("/", headers={"Host": "[::1]:8600"}).status_code == 200
+        refused(h.get("/", headers={"Host": "evil.example:8600"}), 403, "only on a loopback address")
+
+
+# -- hostile input ------------------------------------------------------------------------
+
+
+def test_hostile_names_errors_payloads_and_filters_come_back_as_text(dsn: str, client: Client,
+                                                                     start_ui: type[UI]) -> None:
+    define(client)
+    run = run_to(client, "hostile", HOSTILE_NODE, HOSTILE_ERROR)
+    ui = start_ui(dsn, "--allow-actions")
+    with http(ui) as h:
+        for path in [f"/runs/{run}", "/dead-letters", "/runs?workflow=<script>x</script>",
+                     "/dead-letters?workflow=%3Cscript%3Ey%3C/script%3E"]:
+            page = h.get(path)
+            assert page.status_code == 200, path
+            assert page.text.count("<script") == 1, path  # the console's own script tag, nothing else
+            assert "<img" not in page.text, path
+        page = h.get(f"/runs/{run}")
+        assert html.escape(HOSTILE_NODE, quote=False) in page.text or "&lt;script&gt;alert(" in page.text
+        assert "&lt;img src=x onerror=alert(1)&gt;" in page.text
+        assert "&lt;i&gt;input&lt;/i&gt;" in page.text
+        assert page.headers["content-security-policy"].startswith("default-src 'none'")
+        assert page.headers["x-frame-options"] == "DENY"
+
+
+@pytest.mark.parametrize("path, words", [
+    ("/runs?after=garbage", "not a page cursor"),
+    ("/runs?after=2026-01-01T00:00:00~not-a-uuid", "not a page cursor"),
+    ("/dead-letters?after=2026-01-01T00:00:00%2B00:00~abc", "not a page cursor"),
+    ("/runs?state=%3Cb%3E", "unknown run state"),
+    ("/runs?from=yesterday", "is not a time"),
+    ("/runs?id=zz%00", "hex digits"),
+    ("/runs?workflow=" + "w" * 300, "at most 200"),
+    ("/dead-letters?kind=%ff%fe", "unknown error kind"),
+    ("/runs/not-a-uuid", "not a run id"),
+])
+def test_malformed_query_strings_are_one_line_400s(dsn: str, client: Client, start_ui: type[UI],
+                                                   path: str, words: str) -> None:
+    ui = start_ui(dsn)
+    with http(ui) as h:
+        refused(h.get(path), 400, words)
+
+
+def test_oversized_bodies_and_fields_are_refused(dsn: str, client: Client, failed: uuid.UUID,
+                                                 start_ui: type[UI]) -> None:
+    ui = start_ui(dsn, "--allow-actions")
+    with http(ui) as h:
+        token = csrf_of(h.get(f"/runs/{failed}"))
+        huge = h.post(f"/runs/{failed}/signal", data={"csrf": token, "name": "x", "payload": "1" * (2 * 1024 * 1024)})
+        assert huge.status_code == 413
+        refused(h.post(f"/runs/{failed}/retry", data={"csrf": token, "node": "charge", "reason": "r" * 3000}),
+                400, "at most 2000")
+        refused(h.post(f"/runs/{failed}/retry", data={"csrf": token, "node": "charge", "additional_attempts": "1e9"}),
+                400, "not a whole number")
+        refused(h.post(f"/runs/{failed}/retry", data={"csrf": token, "node": "charge", "additional_attempts": "5000"}),
+                400, "between 0 and 1000")
+        refused(h.post(f"/runs/{failed}/explode", data={"csrf": token}), 404, "no action")
+        assert h.post("/runs", data={"csrf": token}).status_code == 405
+    assert client.audit(failed) == []
+
+
+def test_without_dot_the_run_page_lists_the_steps_with_a_hint(dsn: str, client: Client, failed: uuid.UUID,
+                                                              start_ui: type[UI]) -> None:
+    import sys
+    from pathlib import Path
+
+    ui = start_ui(dsn, env={"PATH": str(Path(sys.executable).parent)})
+    with http(ui) as h:
+        page = h.get(f"/runs/{failed}")
+    assert page.status_code == 200 and "<svg" not in page.text
+    assert 'id="no-dot"' in page.text and "dot</code> is not installed" in page.text
+    assert all(f'data-node="{n}"' in page.text for n in ("fetch", "charge", "ship", "invoice"))
+
+
+def test_a_run_page_says_why_each_waiting_step_waits_and_folds_big_payloads(
+        dsn: str, client: Client, start_ui: type[UI]) -> None:
+    define(client)
+    waiting = run_to(client, "approval")
+    big = client.submit("shop", {"blob": "y" * 300_000})
+    ui = start_ui(dsn)
+    with http(ui) as h:
+        page = h.get(f"/runs/{waiting}").text
+        start = page.index('<tr id="step-1" data-node="approve"')
+        row = page[start:page.index("</tr>", start)]
+        assert '<div class="why">waiting_signal · signal approve</div>' in row
+        large = h.get(f"/runs/{big}")
+    assert large.status_code == 200
+    # The run's input once (its steps' is the same), folded, cut at 100,000 characters.
+    assert large.text.count("more characters not shown") == 1 and len(large.text) < 120_000
+    assert '<details class="payload"><summary>input (100000 characters)' in large.text
+
+
+def test_retry_all_schedules_and_limits(dsn: str, client: Client, failed: uuid.UUID, start_ui: type[UI]) -> None:
+    client.schedule("nightly <b>", "0 3 * * *", "shop", timezone="Europe/Berlin")
+    client.define_limit("api", concurrency=2)
+    ui = start_ui(dsn, "--allow-actions")
+    with http(ui) as h:
+        page = h.get(f"/runs/{failed}")
+        token = csrf_of(page)
+        done = h.post(f"/runs/{failed}/retry-all", data={"csrf": token, "reason": "all of them"})
+        assert done.status_code == 200 and "retried 1 dead letters" in done.text
+        schedules = h.get("/schedules")
+        assert "nightly &lt;b&gt;" in schedules.text and "Europe/Berlin" in schedules.text
+        assert 'action="/schedules/pause"' in schedules.text
+        paused = h.post("/schedules/pause", data={"csrf": token, "name": "nightly <b>"})
+        assert paused.status_code == 200 and "paused nightly &lt;b&gt;" in paused.text
+        assert [s.paused for s in client.schedules()] == [True]
+        assert 'action="/schedules/resume"' in paused.text
+        again = h.post("/schedules/pause", data={"csrf": token, "name": "nightly <b>"})
+        assert "was not paused (missing, or already so)" in html.unescape(again.text)
+        assert h.post("/schedules/resume", data={"csrf": token, "name": "nightly <b>"}).status_code == 200
+        assert [s.paused for s in client.schedules()] == [False]
+        refused(h.post("/schedules/stop", data={"csrf": token, "name": "x"}), 404, "no action")
+        limits = h.get("/limits").text
+        assert "<td>api</td>" in limits
+        overview = h.get("/").text
+        assert "nightly &lt;b&gt;" in overview and "<td>api</td>" in overview
+    assert [(a.action, a.reason) for a in client.audit(failed)] == [("retry", "all of them")]
