@@ -143,6 +143,62 @@ def test_eight_claimers_never_run_more_than_concurrency_and_never_claim_a_step_t
     assert states.get("completed", 0) > RUNS // 2 and states.get("failed", 0) > 0, states
 
 
+def test_eight_claimers_over_keyed_buckets_never_deadlock_and_never_exceed_a_bucket(dsn: str, db: Conn) -> None:
+    """The same, over a per-key limit: 10 buckets of concurrency 2, where claims
+    mark full buckets and add slots to growing ones at the same time, in any
+    order. No claim waits for a bucket row, so none deadlocks; and no bucket
+    ever runs more than 2."""
+    runs, keys, per_key = 1000, 10, 2
+    db.execute(OBSERVER)
+    db.execute("SELECT cyclone.define_limit('tenant', %s)", (per_key,))
+    db.execute("SELECT cyclone.define_workflow('keyed', %s)",
+               (Jsonb({"max_attempts": 3, "nodes": [{"name": "work", "limits": [{"name": "tenant", "key": "t"}]}]}),))
+    db.execute("SELECT count(*) FROM cyclone.submit_many('keyed', %s)",
+               ([Jsonb({"t": f"t{i % keys}"}) for i in range(runs)],))
+
+    stop = threading.Event()
+    claimed: list[tuple[int, int]] = []
+    errors: list[BaseException] = []
+
+    def run(i: int) -> None:
+        try:
+            claimer(dsn, f"w{i}", 100 + i, claimed, stop)
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+            stop.set()
+
+    threads = [threading.Thread(target=run, args=(i,), daemon=True) for i in range(CLAIMERS)]
+    for t in threads:
+        t.start()
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline and not stop.is_set():
+        row = db.execute("SELECT count(*) AS n FROM cyclone.cyclone_runs WHERE state = 'running'").fetchone()
+        if row is not None and row["n"] == 0:
+            break
+        time.sleep(0.1)
+    stop.set()
+    for t in threads:
+        t.join(30)
+    assert not errors, errors
+    assert not [k for k, n in Counter(claimed).items() if n > 1], "a lease was handed out twice"
+
+    bucket_of = {r["id"]: r["queue_bucket"]
+                 for r in db.execute("SELECT s.id, s.queue_bucket FROM cyclone.cyclone_steps s "
+                                     "JOIN cyclone.cyclone_runs r ON r.id = s.run_id WHERE r.workflow = 'keyed'")}
+    running: dict[int, set[int]] = {}
+    peak = 0
+    for e in db.execute("SELECT step_id, old_state, new_state FROM observer.log ORDER BY seq").fetchall():
+        bucket = running.setdefault(bucket_of[e["step_id"]], set())
+        if e["new_state"] == "running":
+            bucket.add(e["step_id"])
+            peak = max(peak, len(bucket))
+            assert len(bucket) <= per_key, f"{len(bucket)} running in a bucket of {per_key}"
+        elif e["old_state"] == "running":
+            bucket.discard(e["step_id"])
+    assert peak == per_key, "a bucket was full (the test exercised it)"
+    assert db.execute("SELECT count(*) AS n FROM cyclone.cyclone_slots").fetchone() == {"n": 0}, "every slot back"
+
+
 def test_a_freed_slot_wakes_idle_workers_when_a_step_is_held_back(dsn: str, db: Conn) -> None:
     """SPEC 5: a step leaving running in a bucket with held-back steps sends
     NOTIFY cyclone_wakeup; with nothing held back, a completion sends none."""
