@@ -305,7 +305,11 @@ class Worker:
         if self.metrics is not None and self.metrics_listen is not None:
             self.metrics.serve(*self.metrics_listen)  # first: a bad address stops the worker before it claims
             self.metrics.gauges(self._in_flight_now, self._prefetched_now)
-        self._client = Client(self.dsn, min_size=1, max_size=4, application_name="cyclone-worker")
+        # A checkout waits at most one heartbeat interval: the timer thread
+        # renews every lease in turn, and the pool's own retry after a
+        # connection that failed its check backs off from 1 s, doubling.
+        self._client = Client(self.dsn, min_size=1, max_size=4, application_name="cyclone-worker",
+                              timeout=min(10.0, self.lease_ttl / 3))
         self._handler_pool = HandlerPool(self.concurrency, self._run_step, self._hand_off)
         if self._async:
             self._aio = EventLoop(name="cyclone-aio")
@@ -472,7 +476,7 @@ class Worker:
             except errors.DatabaseUnavailable as exc:
                 failures += 1
                 self._count_reconnect()
-                delay = min(self.max_db_backoff, self.poll_interval * 2 ** min(failures - 1, 16))
+                delay = self._db_backoff(failures)
                 logger.warning(
                     "database unavailable (%s); retrying in %.1fs", exc, delay, extra=self._log_extra(failures=failures)
                 )
@@ -482,7 +486,7 @@ class Worker:
                 continue
             except errors.CycloneError as exc:
                 failures += 1
-                delay = min(self.max_db_backoff, self.poll_interval * 2 ** min(failures - 1, 16))
+                delay = self._db_backoff(failures)
                 logger.error("claim/tick failed (%s); retrying in %.1fs", exc, delay, extra=self._log_extra())
                 self._stop_claiming.wait(delay)
                 continue
@@ -493,6 +497,15 @@ class Worker:
             if self._wakeup_pending:
                 self._wakeup_pending = False
                 claim_due = True
+
+    def _db_backoff(self, failures: int) -> float:
+        """The main loop's wait after ``failures`` failed rounds in a row: the
+        poll interval, doubling, at most ``max_db_backoff`` and at most one
+        lease TTL. The loop is this worker's ticker: once the database answers
+        again, the leases it stranded are reclaimed within a lease TTL and a
+        poll interval of their expiry, whether or not the listener's own
+        reconnect wakes it up first."""
+        return float(min(self.max_db_backoff, self.lease_ttl, self.poll_interval * 2 ** min(failures - 1, 16)))
 
     def _back_off(self, delay: float) -> bool:
         """Wait ``delay`` seconds after a database failure, or less: until the

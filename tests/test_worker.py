@@ -281,6 +281,29 @@ def test_worker_survives_lost_connections(
     assert run.output == {"job": 2}
 
 
+def test_the_workers_pool_checkout_waits_at_most_one_heartbeat_interval(
+        dsn: str, workers: list[Worker]) -> None:
+    """The timer thread renews every lease in turn: a checkout that waited the
+    Client's default 10 s would hold every other heartbeat back by as long."""
+    wf = Workflow("checkout")
+
+    @wf.step()
+    def job(ctx: StepContext) -> Any:
+        return None
+
+    assert start(workers, wf, dsn, lease_ttl=3.0).client.pool.timeout == 1.0
+    assert start(workers, wf, dsn, lease_ttl=60.0).client.pool.timeout == 10.0
+
+
+def test_the_main_loops_database_backoff_is_at_most_one_lease_ttl() -> None:
+    """The main loop is the worker's ticker: however long the database was gone,
+    it is back to ticking within a lease TTL of the database answering again."""
+    w = Worker(Workflow("backoff"), "postgresql:///unused", lease_ttl=3.0, poll_interval=0.3, max_db_backoff=30.0)
+    assert [w._db_backoff(n) for n in (1, 2, 3, 4, 20)] == pytest.approx([0.3, 0.6, 1.2, 2.4, 3.0])
+    w = Worker(Workflow("backoff"), "postgresql:///unused", lease_ttl=60.0, poll_interval=1.0, max_db_backoff=30.0)
+    assert w._db_backoff(20) == 30.0
+
+
 def test_stop_waits_for_in_flight_handlers(dsn: str, client: Client, workers: list[Worker]) -> None:
     wf = Workflow("drain")
     started = threading.Event()
