@@ -72,7 +72,7 @@ from cyclone_py.limit import Limit
 from cyclone_py.listener import Listener
 from cyclone_py.metrics import ABANDONED, MetricsServerError, WorkerMetrics, parse_listen
 from cyclone_py.reporter import Reporter
-from cyclone_py.runtime import Active, HandlerPool, Timers, log_extra
+from cyclone_py.runtime import Active, DatabaseOutage, HandlerPool, Timers, log_extra
 from cyclone_py.workflow import App, Workflow, as_app, format_interval
 
 __all__ = ["Backoff", "ErrorHook", "Worker"]
@@ -199,6 +199,7 @@ class Worker:
         self._timers: Timers | None = None
         self._reporter: Reporter | None = None
         self._aio: EventLoop | None = None
+        self._outage = DatabaseOutage(self.name)
 
     def __repr__(self) -> str:
         return f"Worker(name={self.name!r}, handlers={self.handlers})"
@@ -323,6 +324,7 @@ class Worker:
             force=self._force,
             finish=self._finish_step,
             on_discard=self._emit_error,
+            outage=self._outage,
             metrics=self.metrics,
         )
         self._reporter.start()
@@ -340,6 +342,7 @@ class Worker:
             start_steps=self._start_steps,
             wake=self._on_wakeup,
             cancel_run=self.cancel_run,
+            outage=self._outage,
             metrics=self.metrics,
         ).start()
         served: dict[str, Any] = {} if self.metrics is None else {"metrics": self.metrics.url}
@@ -376,7 +379,7 @@ class Worker:
                 return
             except errors.DatabaseUnavailable as exc:
                 self._count_reconnect()
-                logger.warning("database unavailable while registering workflows: %s", exc, extra=self._log_extra())
+                self._outage.failed("registering workflows", exc)
                 self._stop_claiming.wait(delay)
                 delay = min(delay * 2, self.max_db_backoff)
 
@@ -473,13 +476,12 @@ class Worker:
                 elif not self.handlers:
                     claim_due = False
                 failures = 0
+                self._outage.answered()
             except errors.DatabaseUnavailable as exc:
                 failures += 1
                 self._count_reconnect()
                 delay = self._db_backoff(failures)
-                logger.warning(
-                    "database unavailable (%s); retrying in %.1fs", exc, delay, extra=self._log_extra(failures=failures)
-                )
+                self._outage.failed("claim/tick", exc, failures=failures, retry_in=delay)
                 if self._back_off(delay):
                     failures = 0  # the listener got through: the database answers again
                 claim_due = True
@@ -742,9 +744,13 @@ class Worker:
             ok = self.client.renew(step.step_id, self.name, step.lease_generation, timedelta(seconds=self.lease_ttl))
         except errors.CycloneError as exc:
             self._count_renewal(step, "failed")
-            logger.warning("heartbeat failed: %s", exc, extra=self._log_extra(step))
+            if isinstance(exc, errors.DatabaseUnavailable):
+                self._outage.failed("renew", exc, step_id=step.step_id)
+            else:
+                logger.warning("heartbeat failed: %s", exc, extra=self._log_extra(step))
             self._next_heartbeat(active, interval / 2)
             return
+        self._outage.answered()
         self._count_renewal(step, "renewed" if ok else "refused")
         if ok:
             self._next_heartbeat(active, interval)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import logging
 import threading
 import time
 from datetime import timedelta
@@ -631,3 +632,27 @@ def test_two_services_sharing_a_handler_name_never_take_each_others_steps(
             run = wait_for(lambda: terminal(client, run_id), what=f"{service} run")
             assert (run.state, run.output) == ("completed", {"prepare": {"prepared_by": service}})
             assert step_of(client, run_id, "prepare").attempt == 1
+
+
+def test_an_outage_is_one_warning_and_one_line_when_the_database_answers_again(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """However many threads and retries fail while the database is gone (a
+    restart, a failover), the worker logs one warning, and one info line once a
+    call answers again; the next outage is logged again."""
+    from cyclone_py.runtime import DatabaseOutage  # noqa: PLC0415
+
+    outage = DatabaseOutage("w")
+    with caplog.at_level(logging.INFO, logger="cyclone_py.worker"):
+        outage.answered()  # no outage: nothing to say
+        for what in ("claim/tick", "renew", "complete_many", "listen", "renew"):
+            outage.failed(what, errors.DatabaseUnavailable("gone"))
+        outage.answered()
+        outage.answered()
+        outage.failed("claim/tick", errors.DatabaseUnavailable("gone again"))
+    lines = [(r.levelname, r.getMessage()) for r in caplog.records]
+    assert lines == [
+        ("WARNING", "database unavailable (claim/tick failed: gone); retrying until it answers"),
+        ("INFO", lines[1][1]),
+        ("WARNING", "database unavailable (claim/tick failed: gone again); retrying until it answers"),
+    ]
+    assert lines[1][1].startswith("database reachable again after ") and lines[1][1].endswith("(5 failed calls)")
