@@ -655,6 +655,10 @@ def worker(
     handler = logging.StreamHandler()
     handler.setFormatter(logs.formatter(log_format.lower()))
     logging.basicConfig(level=log_level.upper(), handlers=[handler])
+    # The worker reports a lost database itself, once (its own log lines);
+    # the pool's per-connection warnings say the same again, many times.
+    if logging.getLogger().level > logging.DEBUG:
+        logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
     app = import_app(app_spec)
     dsn = settings.dsn()
     check_reachable(dsn, connect_timeout=CONNECT_TIMEOUT)

@@ -595,13 +595,26 @@ class Client:
                 # The pool library's own check before each checkout: a
                 # connection the server closed while it sat idle in the pool
                 # (an idle timeout, a proxy, pg_terminate_backend) is replaced
-                # instead of failing the caller's call.
-                check=psycopg_pool.ConnectionPool.check_connection,
+                # instead of failing the caller's call (_check).
+                check=self._check,
                 open=True,
             )
             self._owns_pool = True
 
     # -- plumbing ---------------------------------------------------------
+
+    def _check(self, conn: psycopg.Connection[Any]) -> None:
+        """The pool's check of a connection it is about to hand out. When one
+        fails, the others idle in the pool were most likely closed with it (a
+        proxy, an idle timeout, a server restart, ``pg_terminate_backend``):
+        the pool's own ``check()`` replaces every broken one at once. Without
+        it the pool retries the checkout after a back-off that starts at 1 s
+        and doubles, and would find them one by one: 1 + 2 + 4 s for three."""
+        try:
+            psycopg_pool.ConnectionPool.check_connection(conn)
+        except Exception:
+            self._pool.check()
+            raise
 
     @property
     def pool(self) -> psycopg_pool.ConnectionPool:

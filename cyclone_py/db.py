@@ -18,6 +18,7 @@ When we run as root, the cluster lives under ``/var/tmp`` and belongs to the
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import hashlib
 import importlib.resources
@@ -105,6 +106,9 @@ class EmbeddedCluster:
     port: int
     dbname: str = DBNAME
     user: str = SUPERUSER
+    #: More postgresql.conf settings (name, value as written in the file), for
+    #: a replicated pair (:func:`replicated_pair`): written on every start.
+    settings: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def for_repo(cls, root: Path | None = None) -> EmbeddedCluster:
@@ -231,9 +235,15 @@ class EmbeddedCluster:
             "max_connections = 200\n"
             "shared_preload_libraries = 'pg_cron'\n"
             f"cron.database_name = '{self.dbname}'\n"
+            # Jobs run in background workers, not over a libpq connection to
+            # cron.host (localhost over TCP, where this cluster does not listen;
+            # and each job row keeps the host it was scheduled on, which after
+            # a failover is the old primary).
+            "cron.use_background_workers = on\n"
             "timezone = 'UTC'\n"
             "log_timezone = 'UTC'\n"
             "logging_collector = off\n"
+            + "".join(f"{name} = {value}\n" for name, value in self.settings)
         )
         self._chown(conf)
 
@@ -304,6 +314,58 @@ class EmbeddedCluster:
         with contextlib.suppress(FileNotFoundError):
             self.lock_file.unlink()
 
+    # -- replication (a primary and its streaming standby) -------------------
+
+    def standby_spec(self, home: Path, port: int, *, name: str = "standby") -> EmbeddedCluster:
+        """The cluster at ``home`` that would stream this one's WAL as standby
+        ``name`` (its ``application_name``, what ``synchronous_standby_names``
+        names); :meth:`create_standby` makes and starts it."""
+        source = conninfo.make_conninfo(host=str(self.socket_dir), port=str(self.port), user=self.user,
+                                        application_name=name)
+        quoted = "'" + source.replace("'", "''") + "'"
+        return EmbeddedCluster(home=home, port=port, dbname=self.dbname, user=self.user,
+                               settings=(("primary_conninfo", quoted),))
+
+    def create_standby(self, standby: EmbeddedCluster, timeout: float = 120.0) -> EmbeddedCluster:
+        """Copy this running cluster with ``pg_basebackup`` into ``standby``
+        (made by :meth:`standby_spec`), mark it a standby and start it; it
+        serves reads (hot standby) and streams WAL from here."""
+        with standby._locked():
+            if standby.initialized():
+                raise EmbeddedDBError(f"{standby.data_dir} already holds a cluster")
+            standby.home.mkdir(parents=True, exist_ok=True)
+            standby.home.chmod(0o700)
+            standby._chown(standby.home)
+            standby._run([PG_BIN / "pg_basebackup", "-D", standby.data_dir, "-h", self.socket_dir,
+                          "-p", str(self.port), "-U", self.user, "-X", "stream", "-c", "fast", "--no-sync"])
+            signal_file = standby.data_dir / "standby.signal"
+            signal_file.touch()
+            standby._chown(signal_file)
+        standby.start(timeout)
+        return standby
+
+    def reload(self) -> None:
+        """Rewrite the configuration (with :attr:`settings`) and make the running
+        server read it (``pg_ctl reload``)."""
+        with self._locked():
+            self._write_config()
+            self._run([PG_BIN / "pg_ctl", "reload", "-D", self.data_dir])
+
+    def in_recovery(self) -> bool:
+        """True while this cluster is a standby (not yet promoted)."""
+        with psycopg.connect(self.url("postgres"), autocommit=True, connect_timeout=5) as c:
+            return c.execute("SELECT pg_is_in_recovery()").fetchone() == (True,)
+
+    def promote(self, timeout: float = 60.0) -> None:
+        """Promote this standby to a primary (``pg_ctl promote``), waiting until
+        it accepts writes."""
+        self._run([PG_BIN / "pg_ctl", "promote", "-D", self.data_dir, "-w", "-t", str(int(timeout))])
+        deadline = time.monotonic() + timeout
+        while self.in_recovery():
+            if time.monotonic() > deadline:
+                raise EmbeddedDBError(f"{self.home} still in recovery {timeout:.0f}s after pg_ctl promote")
+            time.sleep(0.05)
+
     # -- scratch databases (tests and benchmarks) ---------------------------
 
     def admin(self) -> psycopg.Connection[tuple[object, ...]]:
@@ -356,6 +418,8 @@ class EmbeddedCluster:
     def _ensure_database(self, dbname: str | None = None) -> None:
         name = dbname or self.dbname
         with psycopg.connect(self.url("postgres"), autocommit=True) as c:
+            if c.execute("SELECT pg_is_in_recovery()").fetchone() == (True,):
+                return  # a standby: its databases are the primary's
             exists = c.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone()
             if not exists:
                 with contextlib.suppress(psycopg.errors.DuplicateDatabase):
@@ -376,6 +440,40 @@ def pid_alive(pid: int) -> bool:
 def embedded() -> EmbeddedCluster:
     """The embedded cluster of this checkout."""
     return EmbeddedCluster.for_repo()
+
+
+def replicated_pair(home: Path, *, synchronous: bool = True,
+                    port: int = 5432) -> tuple[EmbeddedCluster, EmbeddedCluster]:
+    """A primary (``home/primary``) and its streaming standby (``home/standby``),
+    both started, each on its own unix socket only (``port`` names the socket
+    file; nothing listens on TCP). With ``synchronous`` the primary waits for
+    the standby to confirm each commit (``synchronous_standby_names =
+    'standby'``, ``synchronous_commit = on``); without, it does not wait, and
+    a failover can lose the last commits. :func:`multi_host_url` points
+    clients at both. For tests: stop both with :meth:`EmbeddedCluster.destroy`."""
+    primary = EmbeddedCluster(home=home / "primary", port=port)
+    primary.start()
+    standby = primary.create_standby(primary.standby_spec(home / "standby", port))
+    if synchronous:
+        # Only now: a synchronous primary without its standby waits on every commit.
+        primary = dataclasses.replace(
+            primary, settings=(("synchronous_standby_names", "'standby'"), ("synchronous_commit", "on")))
+        primary.reload()
+    return primary, standby
+
+
+def multi_host_url(clusters: Sequence[EmbeddedCluster], dbname: str | None = None) -> str:
+    """One DSN naming every cluster, for whichever is the primary now
+    (``target_session_attrs=read-write``): libpq tries them in turn and keeps
+    the first that accepts writes, so a client reconnects to a promoted
+    standby on its own."""
+    return conninfo.make_conninfo(
+        host=",".join(str(c.socket_dir) for c in clusters),
+        port=",".join(str(c.port) for c in clusters),
+        user=clusters[0].user,
+        dbname=dbname or clusters[0].dbname,
+        target_session_attrs="read-write",
+    )
 
 
 # -- databases on any server ---------------------------------------------------

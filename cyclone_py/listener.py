@@ -21,7 +21,7 @@ from typing import Any
 from cyclone_py import errors
 from cyclone_py.client import CANCEL_CHANNEL, WAKEUP_CHANNEL, ClaimedStep, ListenConnection, claim_on, listen
 from cyclone_py.metrics import WorkerMetrics
-from cyclone_py.runtime import log_extra
+from cyclone_py.runtime import DatabaseOutage, log_extra
 
 __all__ = ["Listener"]
 
@@ -52,6 +52,7 @@ class Listener(threading.Thread):
         start_steps: Callable[[Sequence[ClaimedStep], int], None],
         wake: Callable[[], None],
         cancel_run: Callable[[str], object],
+        outage: DatabaseOutage | None = None,
         metrics: WorkerMetrics | None = None,
     ) -> None:
         super().__init__(name="cyclone-listener", daemon=True)
@@ -67,6 +68,7 @@ class Listener(threading.Thread):
         self._wake = wake
         self._cancel_run = cancel_run
         self._metrics = metrics
+        self._outage = outage or DatabaseOutage(worker)
 
     def _log_extra(self, **more: Any) -> dict[str, Any]:
         return log_extra(self.worker, **more)
@@ -92,9 +94,10 @@ class Listener(threading.Thread):
                     return
                 if self._metrics is not None:
                     self._metrics.reconnects.labels("listener").inc()
-                logger.warning(
-                    "listener connection lost (%s); reconnecting in %.1fs", exc, delay, extra=self._log_extra()
-                )
+                if isinstance(exc, errors.DatabaseUnavailable):
+                    self._outage.failed("listen", exc, reconnect_in=delay)
+                else:
+                    logger.warning("listener failed (%s); reconnecting in %.1fs", exc, delay, extra=self._log_extra())
                 self._closing.wait(delay)
                 delay = min(delay * 2, self.max_backoff)
 

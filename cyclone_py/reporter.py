@@ -23,7 +23,7 @@ from cyclone_py import errors
 from cyclone_py.client import ClaimedStep, Client, CompleteResult
 from cyclone_py.execution import Outcome
 from cyclone_py.metrics import REFUSED, UNREPORTED, WorkerMetrics
-from cyclone_py.runtime import log_extra
+from cyclone_py.runtime import DatabaseOutage, log_extra
 
 __all__ = ["Reporter"]
 
@@ -49,6 +49,7 @@ class Reporter(threading.Thread):
         force: threading.Event,
         finish: Callable[[int], None],
         on_discard: Callable[[errors.StepFailed, ClaimedStep], None],
+        outage: DatabaseOutage | None = None,
         metrics: WorkerMetrics | None = None,
     ) -> None:
         super().__init__(name="cyclone-reporter", daemon=True)
@@ -60,6 +61,7 @@ class Reporter(threading.Thread):
         self._finish = finish
         self._on_discard = on_discard
         self._metrics = metrics
+        self._outage = outage or DatabaseOutage(worker)
         self._queue: queue.SimpleQueue[Outcome | None] = queue.SimpleQueue()  # None: stop
 
     def _log_extra(self, step: ClaimedStep | None = None, **more: Any) -> dict[str, Any]:
@@ -106,14 +108,19 @@ class Reporter(threading.Thread):
         delay = 0.05
         while True:
             try:
-                return True, fn()
+                result = fn()
+                self._outage.answered()
+                return True, result
             except errors.DatabaseUnavailable as exc:
                 if self._metrics is not None:
                     self._metrics.reconnects.labels("pool").inc()
+                self._outage.failed(what, exc)
                 if time.monotonic() + delay > give_up or self._force.is_set():
-                    logger.warning("%s failed (%s); results left to the lease", what, exc, extra=self._log_extra())
+                    # Expected in an outage longer than a lease: the engine
+                    # reclaims the steps and they run again.
+                    logger.info("%s failed for a lease TTL (%s); results left to the lease", what, exc,
+                                extra=self._log_extra())
                     return False, None
-                logger.warning("%s failed (%s); retrying", what, exc, extra=self._log_extra())
                 time.sleep(delay)
                 delay = min(delay * 2, 2.0)
             except errors.CycloneError as exc:

@@ -24,7 +24,7 @@ from typing import Any
 from cyclone_py.client import ClaimedStep
 from cyclone_py.context import StepContext
 
-__all__ = ["Active", "HandlerPool", "Timer", "Timers", "log_extra"]
+__all__ = ["Active", "DatabaseOutage", "HandlerPool", "Timer", "Timers", "log_extra"]
 
 # The worker's threads log as the worker (docs/python.md).
 logger = logging.getLogger("cyclone_py.worker")
@@ -43,6 +43,54 @@ def log_extra(worker: str, step: ClaimedStep | None = None, **more: Any) -> dict
         )
     extra.update(more)
     return extra
+
+
+# -- losing the database --------------------------------------------------------
+
+
+class DatabaseOutage:
+    """What the worker's threads log when they lose the database: one warning
+    when the first of them fails, the others' failures at debug level, and one
+    info line when a call through the pool answers again (how long, how many
+    failed calls). A restart or a failover is then two lines per worker, not
+    one per thread and retry. The listener reports its failures here but does
+    not end an outage: it has its own connection."""
+
+    def __init__(self, worker: str) -> None:
+        self.worker = worker
+        self._lock = threading.Lock()
+        self._since: float | None = None
+        self._failures = 0
+
+    @property
+    def ongoing(self) -> bool:
+        return self._since is not None
+
+    def failed(self, what: str, exc: BaseException, **extra: Any) -> None:
+        """``what`` (claim, renew, complete_many...) failed with a lost or
+        unreachable database."""
+        with self._lock:
+            first = self._since is None
+            if first:
+                self._since = time.monotonic()
+            self._failures += 1
+        if first:
+            logger.warning("database unavailable (%s failed: %s); retrying until it answers", what, exc,
+                           extra=log_extra(self.worker, **extra))
+        else:
+            logger.debug("%s failed (%s); retrying", what, exc, extra=log_extra(self.worker, **extra))
+
+    def answered(self) -> None:
+        """A call through the pool succeeded: the outage, if any, is over."""
+        if self._since is None:  # the common case: no lock
+            return
+        with self._lock:
+            since, failures = self._since, self._failures
+            self._since, self._failures = None, 0
+        if since is not None:
+            took = time.monotonic() - since
+            logger.info("database reachable again after %.1fs (%d failed calls)", took, failures,
+                        extra=log_extra(self.worker, outage_seconds=round(took, 3), failures=failures))
 
 
 # -- the timer thread ---------------------------------------------------------

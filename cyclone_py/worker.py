@@ -72,7 +72,7 @@ from cyclone_py.limit import Limit
 from cyclone_py.listener import Listener
 from cyclone_py.metrics import ABANDONED, MetricsServerError, WorkerMetrics, parse_listen
 from cyclone_py.reporter import Reporter
-from cyclone_py.runtime import Active, HandlerPool, Timers, log_extra
+from cyclone_py.runtime import Active, DatabaseOutage, HandlerPool, Timers, log_extra
 from cyclone_py.workflow import App, Workflow, as_app, format_interval
 
 __all__ = ["Backoff", "ErrorHook", "Worker"]
@@ -199,6 +199,7 @@ class Worker:
         self._timers: Timers | None = None
         self._reporter: Reporter | None = None
         self._aio: EventLoop | None = None
+        self._outage = DatabaseOutage(self.name)
 
     def __repr__(self) -> str:
         return f"Worker(name={self.name!r}, handlers={self.handlers})"
@@ -305,7 +306,11 @@ class Worker:
         if self.metrics is not None and self.metrics_listen is not None:
             self.metrics.serve(*self.metrics_listen)  # first: a bad address stops the worker before it claims
             self.metrics.gauges(self._in_flight_now, self._prefetched_now)
-        self._client = Client(self.dsn, min_size=1, max_size=4, application_name="cyclone-worker")
+        # A checkout waits at most one heartbeat interval: the timer thread
+        # renews every lease in turn, and the pool's own retry after a
+        # connection that failed its check backs off from 1 s, doubling.
+        self._client = Client(self.dsn, min_size=1, max_size=4, application_name="cyclone-worker",
+                              timeout=min(10.0, self.lease_ttl / 3))
         self._handler_pool = HandlerPool(self.concurrency, self._run_step, self._hand_off)
         if self._async:
             self._aio = EventLoop(name="cyclone-aio")
@@ -319,6 +324,7 @@ class Worker:
             force=self._force,
             finish=self._finish_step,
             on_discard=self._emit_error,
+            outage=self._outage,
             metrics=self.metrics,
         )
         self._reporter.start()
@@ -336,6 +342,7 @@ class Worker:
             start_steps=self._start_steps,
             wake=self._on_wakeup,
             cancel_run=self.cancel_run,
+            outage=self._outage,
             metrics=self.metrics,
         ).start()
         served: dict[str, Any] = {} if self.metrics is None else {"metrics": self.metrics.url}
@@ -372,7 +379,7 @@ class Worker:
                 return
             except errors.DatabaseUnavailable as exc:
                 self._count_reconnect()
-                logger.warning("database unavailable while registering workflows: %s", exc, extra=self._log_extra())
+                self._outage.failed("registering workflows", exc)
                 self._stop_claiming.wait(delay)
                 delay = min(delay * 2, self.max_db_backoff)
 
@@ -469,20 +476,19 @@ class Worker:
                 elif not self.handlers:
                     claim_due = False
                 failures = 0
+                self._outage.answered()
             except errors.DatabaseUnavailable as exc:
                 failures += 1
                 self._count_reconnect()
-                delay = min(self.max_db_backoff, self.poll_interval * 2 ** min(failures - 1, 16))
-                logger.warning(
-                    "database unavailable (%s); retrying in %.1fs", exc, delay, extra=self._log_extra(failures=failures)
-                )
+                delay = self._db_backoff(failures)
+                self._outage.failed("claim/tick", exc, failures=failures, retry_in=delay)
                 if self._back_off(delay):
                     failures = 0  # the listener got through: the database answers again
                 claim_due = True
                 continue
             except errors.CycloneError as exc:
                 failures += 1
-                delay = min(self.max_db_backoff, self.poll_interval * 2 ** min(failures - 1, 16))
+                delay = self._db_backoff(failures)
                 logger.error("claim/tick failed (%s); retrying in %.1fs", exc, delay, extra=self._log_extra())
                 self._stop_claiming.wait(delay)
                 continue
@@ -493,6 +499,15 @@ class Worker:
             if self._wakeup_pending:
                 self._wakeup_pending = False
                 claim_due = True
+
+    def _db_backoff(self, failures: int) -> float:
+        """The main loop's wait after ``failures`` failed rounds in a row: the
+        poll interval, doubling, at most ``max_db_backoff`` and at most one
+        lease TTL. The loop is this worker's ticker: once the database answers
+        again, the leases it stranded are reclaimed within a lease TTL and a
+        poll interval of their expiry, whether or not the listener's own
+        reconnect wakes it up first."""
+        return float(min(self.max_db_backoff, self.lease_ttl, self.poll_interval * 2 ** min(failures - 1, 16)))
 
     def _back_off(self, delay: float) -> bool:
         """Wait ``delay`` seconds after a database failure, or less: until the
@@ -729,9 +744,13 @@ class Worker:
             ok = self.client.renew(step.step_id, self.name, step.lease_generation, timedelta(seconds=self.lease_ttl))
         except errors.CycloneError as exc:
             self._count_renewal(step, "failed")
-            logger.warning("heartbeat failed: %s", exc, extra=self._log_extra(step))
+            if isinstance(exc, errors.DatabaseUnavailable):
+                self._outage.failed("renew", exc, step_id=step.step_id)
+            else:
+                logger.warning("heartbeat failed: %s", exc, extra=self._log_extra(step))
             self._next_heartbeat(active, interval / 2)
             return
+        self._outage.answered()
         self._count_renewal(step, "renewed" if ok else "refused")
         if ok:
             self._next_heartbeat(active, interval)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from datetime import timedelta
 from uuid import uuid4
 
+import psycopg
 import pytest
 
 from cyclone_py import errors
@@ -147,3 +149,23 @@ def test_idempotency_key_and_tick(client: Client) -> None:
     client.reset_time()
     assert client.now() < t1
     assert timedelta(seconds=0.5) <= client.backoff(1) <= timedelta(seconds=1)
+
+
+def test_a_failed_pool_check_replaces_every_connection_the_server_closed_while_idle(
+        dsn: str, caplog: pytest.LogCaptureFixture) -> None:
+    """The server closes all of the pool's idle connections at once (a proxy, an
+    idle timeout, pg_terminate_backend): the first checkout's check fails once,
+    and the pool's own check() replaces the other three there and then, instead
+    of the pool finding them one checkout retry at a time (its retries back off
+    from 1 s, doubling)."""
+    with Client(dsn, min_size=4, max_size=4, application_name="cyclone-pooltest") as c, \
+            psycopg.connect(dsn, autocommit=True) as killer:
+        c.pool.wait()
+        killed = killer.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                                " WHERE application_name = 'cyclone-pooltest'").fetchone()
+        assert killed == (4,)
+        with caplog.at_level(logging.INFO, logger="psycopg.pool"):
+            c.now()
+        failed_checks = [r for r in caplog.records if r.getMessage().startswith("connection failed check")]
+        assert len(failed_checks) == 1
+        assert c.pool.get_stats()["connections_lost"] == 4

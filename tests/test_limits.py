@@ -343,3 +343,23 @@ def test_a_worker_with_concurrency_20_never_runs_more_than_2_handlers_of_one_ten
     assert overlaps == dict.fromkeys(tenants, 2), overlaps  # never more than 2, and it did reach 2
     # The worker ran several tenants at once: the limit is per bucket, not a global one.
     assert max_overlap([s for v in spans.values() for s in v]) >= 6
+
+
+@pytest.mark.xfail(strict=True, reason="engine bug (claim): a step held back by one limit takes the claim's "
+                                       "only candidate slot of its other bucket (docs/reliability.md)")
+def test_a_step_held_back_by_one_limit_does_not_keep_a_claimable_step_of_its_other_bucket_out_of_the_batch(
+        client: Client) -> None:
+    """SPEC 12: a step held back never delays a claimable step behind it. Here
+    `both` (limits lim and per:a) is held back by lim, which `first` takes in
+    the same batch; `other` (per:a only) fits, so one claim of two takes two.
+    Found by tests/test_state_machine.py."""
+    client.define_limit("lim", concurrency=1)
+    client.define_limit("per", concurrency=1)
+    client.define_workflow("first", {"nodes": [{"name": "a"}], "limits": [{"name": "lim"}]})
+    client.define_workflow("both", {"nodes": [{"name": "a"}],
+                                    "limits": [{"name": "lim"}, {"name": "per", "key": "tenant"}]})
+    client.define_workflow("other", {"nodes": [{"name": "a"}], "limits": [{"name": "per", "key": "tenant"}]})
+    for wf in ("first", "both", "other"):
+        client.submit(wf, {"tenant": "a"})
+    claimed = client.claim("w", limit=2)
+    assert sorted(c.workflow for c in claimed) == ["first", "other"]

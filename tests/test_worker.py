@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import logging
 import threading
 import time
 from datetime import timedelta
@@ -279,6 +280,29 @@ def test_worker_survives_lost_connections(
     second = client.submit(wf, {"n": 2})
     run = wait_for(lambda: terminal(client, second), what="second run")
     assert run.output == {"job": 2}
+
+
+def test_the_workers_pool_checkout_waits_at_most_one_heartbeat_interval(
+        dsn: str, workers: list[Worker]) -> None:
+    """The timer thread renews every lease in turn: a checkout that waited the
+    Client's default 10 s would hold every other heartbeat back by as long."""
+    wf = Workflow("checkout")
+
+    @wf.step()
+    def job(ctx: StepContext) -> Any:
+        return None
+
+    assert start(workers, wf, dsn, lease_ttl=3.0).client.pool.timeout == 1.0
+    assert start(workers, wf, dsn, lease_ttl=60.0).client.pool.timeout == 10.0
+
+
+def test_the_main_loops_database_backoff_is_at_most_one_lease_ttl() -> None:
+    """The main loop is the worker's ticker: however long the database was gone,
+    it is back to ticking within a lease TTL of the database answering again."""
+    w = Worker(Workflow("backoff"), "postgresql:///unused", lease_ttl=3.0, poll_interval=0.3, max_db_backoff=30.0)
+    assert [w._db_backoff(n) for n in (1, 2, 3, 4, 20)] == pytest.approx([0.3, 0.6, 1.2, 2.4, 3.0])
+    w = Worker(Workflow("backoff"), "postgresql:///unused", lease_ttl=60.0, poll_interval=1.0, max_db_backoff=30.0)
+    assert w._db_backoff(20) == 30.0
 
 
 def test_stop_waits_for_in_flight_handlers(dsn: str, client: Client, workers: list[Worker]) -> None:
@@ -608,3 +632,27 @@ def test_two_services_sharing_a_handler_name_never_take_each_others_steps(
             run = wait_for(lambda: terminal(client, run_id), what=f"{service} run")
             assert (run.state, run.output) == ("completed", {"prepare": {"prepared_by": service}})
             assert step_of(client, run_id, "prepare").attempt == 1
+
+
+def test_an_outage_is_one_warning_and_one_line_when_the_database_answers_again(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """However many threads and retries fail while the database is gone (a
+    restart, a failover), the worker logs one warning, and one info line once a
+    call answers again; the next outage is logged again."""
+    from cyclone_py.runtime import DatabaseOutage  # noqa: PLC0415
+
+    outage = DatabaseOutage("w")
+    with caplog.at_level(logging.INFO, logger="cyclone_py.worker"):
+        outage.answered()  # no outage: nothing to say
+        for what in ("claim/tick", "renew", "complete_many", "listen", "renew"):
+            outage.failed(what, errors.DatabaseUnavailable("gone"))
+        outage.answered()
+        outage.answered()
+        outage.failed("claim/tick", errors.DatabaseUnavailable("gone again"))
+    lines = [(r.levelname, r.getMessage()) for r in caplog.records]
+    assert lines == [
+        ("WARNING", "database unavailable (claim/tick failed: gone); retrying until it answers"),
+        ("INFO", lines[1][1]),
+        ("WARNING", "database unavailable (claim/tick failed: gone again); retrying until it answers"),
+    ]
+    assert lines[1][1].startswith("database reachable again after ") and lines[1][1].endswith("(5 failed calls)")
