@@ -345,8 +345,6 @@ def test_a_worker_with_concurrency_20_never_runs_more_than_2_handlers_of_one_ten
     assert max_overlap([s for v in spans.values() for s in v]) >= 6
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug (claim): a step held back by one limit takes the claim's "
-                                       "only candidate slot of its other bucket (docs/reliability.md)")
 def test_a_step_held_back_by_one_limit_does_not_keep_a_claimable_step_of_its_other_bucket_out_of_the_batch(
         client: Client) -> None:
     """SPEC 12: a step held back never delays a claimable step behind it. Here

@@ -1,5 +1,5 @@
 -- Deploy cyclone:claim
--- requires: claim@v0.9.0 tables checks clock limits traces
+-- requires: claim@v0.10.0 tables checks clock limits traces
 -- claim() and renew(): the lease half of the worker protocol (SPEC section 6).
 -- claim takes steps with FOR UPDATE SKIP LOCKED, so concurrent workers never get
 -- the same step; each claim bumps lease_generation, which fences every later
@@ -28,6 +28,12 @@
 -- (SKIP LOCKED too) and could then wait in id order for another's growing
 -- bucket that waited for the marked one: a deadlock, now impossible, since no
 -- claim waits for a bucket row at all.
+-- Reworked after v0.10.0: a queue's candidates are read past the bucket's room
+-- by as many as take more than one bucket. Such a step can be held back by its
+-- other bucket, which an earlier candidate of the same claim fills; with the
+-- queue cut at its room, the claimable step behind it waited for the next
+-- claim (SPEC 12: a held-back step never delays a claimable one). Found by the
+-- state machine over the SQL API (tests/test_state_machine.py).
 BEGIN;
 
 -- What _admit reads of a candidate step: the type cyclone._claim_candidate
@@ -73,6 +79,10 @@ DECLARE
     v_ids bigint[] := '{}'::bigint[];
     v_full bigint[] := '{}'::bigint[];
     v_before int;
+    v_take int;
+    v_new bigint[];
+    v_multi int;
+    v_got int;
 BEGIN
     FOR v_queue IN SELECT q.bucket, q.room FROM cyclone._limited_queues(p_now) q LOOP
         IF v_queue.room = 0 THEN
@@ -80,24 +90,37 @@ BEGIN
             CONTINUE;
         END IF;
         v_before := cardinality(v_ids);
-        v_ids := v_ids || ARRAY(
-            SELECT s.id
-              FROM cyclone_steps s
-             WHERE s.queue_bucket = v_queue.bucket AND s.state = 'available' AND s.scheduled_at <= p_now
-               AND (p_handlers IS NULL OR s.handler = ANY (p_handlers))
-               -- A scalar subquery, not EXISTS: a semi-join's generic plan drove
-               -- from cyclone_runs and sorted the whole queue (13 ms for 10,000).
-               AND (SELECT r.state = 'running' AND (p_workflows IS NULL OR r.workflow = ANY (p_workflows))
-                      FROM cyclone_runs r WHERE r.id = s.run_id)
-               AND (cardinality(s.buckets) = 1
-                    OR NOT EXISTS (SELECT 1 FROM unnest(s.buckets) b(id)
-                                    WHERE b.id <> v_queue.bucket AND cyclone._bucket_room(b.id, p_now) = 0))
-             ORDER BY s.priority, s.scheduled_at, s.id
-             LIMIT least(p_limit, v_queue.room)
-               FOR UPDATE OF s SKIP LOCKED);
+        v_take := least(p_limit, v_queue.room);
+        LOOP
+            SELECT coalesce(array_agg(c.id ORDER BY c.ord), '{}'::bigint[]), count(*) FILTER (WHERE c.multi)::int,
+                   count(*)::int
+              INTO v_new, v_multi, v_got
+              FROM (SELECT s.id, cardinality(s.buckets) > 1 AS multi,
+                           row_number() OVER () AS ord
+                      FROM (SELECT s.id, s.buckets
+                              FROM cyclone_steps s
+                             WHERE s.queue_bucket = v_queue.bucket AND s.state = 'available' AND s.scheduled_at <= p_now
+                               AND NOT (s.id = ANY (v_ids))
+                               AND (p_handlers IS NULL OR s.handler = ANY (p_handlers))
+                               -- A scalar subquery, not EXISTS: a semi-join's generic plan drove
+                               -- from cyclone_runs and sorted the whole queue (13 ms for 10,000).
+                               AND (SELECT r.state = 'running' AND (p_workflows IS NULL OR r.workflow = ANY (p_workflows))
+                                      FROM cyclone_runs r WHERE r.id = s.run_id)
+                               AND (cardinality(s.buckets) = 1
+                                    OR NOT EXISTS (SELECT 1 FROM unnest(s.buckets) b(id)
+                                                    WHERE b.id <> v_queue.bucket AND cyclone._bucket_room(b.id, p_now) = 0))
+                             ORDER BY s.priority, s.scheduled_at, s.id
+                             LIMIT v_take
+                               FOR UPDATE OF s SKIP LOCKED) s) c;
+            v_ids := v_ids || v_new;
+            -- A step taking another bucket may yet be held back by it in this
+            -- claim: read as many more, while the queue has them.
+            EXIT WHEN v_multi = 0 OR v_got < v_take OR cardinality(v_ids) - v_before >= p_limit;
+            v_take := least(v_multi, p_limit - (cardinality(v_ids) - v_before));
+        END LOOP;
         -- As many as the bucket had room for: the steps after them are held
         -- back once these are claimed.
-        IF v_queue.room < p_limit AND cardinality(v_ids) - v_before = v_queue.room THEN
+        IF v_queue.room < p_limit AND cardinality(v_ids) - v_before >= v_queue.room THEN
             v_full := v_full || v_queue.bucket;
         END IF;
     END LOOP;

@@ -1,5 +1,4 @@
--- Revert cyclone:claim (back to its v0.9.0 deploy script, below; the type _claim_candidate,
--- which this rework keeps, is not created again)
+-- Revert cyclone:claim (back to its v0.10.0 deploy script, below)
 -- claim() and renew(): the lease half of the worker protocol (SPEC section 6).
 -- claim takes steps with FOR UPDATE SKIP LOCKED, so concurrent workers never get
 -- the same step; each claim bumps lease_generation, which fences every later
@@ -21,7 +20,18 @@
 -- tokens up to the limit; the round-robin's serve times are written only where
 -- no other claim is writing them. claim and tick's wake-up check share one skip
 -- scan of the limited queues (_limited_queues).
+-- Reworked after v0.9.0: a claim never waits for a bucket row. It adds slots
+-- or tokens only when it gets the bucket row's lock at once (SKIP LOCKED);
+-- when another claim holds it, this one takes the free slots there are and
+-- leaves adding to that claim. A claim marking a full bucket holds its row
+-- (SKIP LOCKED too) and could then wait in id order for another's growing
+-- bucket that waited for the marked one: a deadlock, now impossible, since no
+-- claim waits for a bucket row at all.
 BEGIN;
+
+-- What _admit reads of a candidate step: the type cyclone._claim_candidate
+-- (id, buckets, fair_bucket, priority, scheduled_at), made by the v0.8.0
+-- rework (claim@v0.9.0.sql) and kept.
 
 -- The limited buckets with available steps, each with its room now (an
 -- estimate without locks: _bucket_room, limits.sql), found by a skip scan of
@@ -105,9 +115,9 @@ $$;
 -- Chooses which of the locked candidates are claimed. For each bucket they
 -- take, by id: takes up to as many free slots (concurrency) and locks as many
 -- free tokens (rate) as candidates take it, with SKIP LOCKED; when too few are
--- free, locks the bucket row and adds slots or tokens up to the limit,
--- counting what the bucket has (only this waits for another claim, and only
--- while a bucket grows). Then admits candidates in claim order — priority,
+-- free, locks the bucket row if no other claim holds it and adds slots or
+-- tokens up to the limit, counting what the bucket has (a claim never waits
+-- for a bucket row). Then admits candidates in claim order — priority,
 -- then one per fairness group per turn, groups least recently served first
 -- (never served first), then scheduled_at, id — while every bucket a candidate takes has a slot and a
 -- token left, up to p_limit (one statement when no candidate takes two
@@ -158,13 +168,13 @@ BEGIN
         v_room := v_bucket.need;
         v_locked := false;
         IF v_bucket.concurrency IS NOT NULL THEN
-            -- Free slots no other claim is taking; then, when too few, new ones
-            -- up to the concurrency, counted under the bucket lock: whoever
-            -- added slots before has committed them, a slot another claim is
-            -- taking or giving back is counted once, and the ones taken here
-            -- are in neither table for now. A bucket with no slot to give is
-            -- full with steps queued: the next slot given back wakes idle
-            -- workers (held_back).
+            -- Free slots no other claim is taking; then, when too few and no
+            -- other claim holds the bucket row, new ones up to the concurrency,
+            -- counted under its lock: whoever added slots before has committed
+            -- them, a slot another claim is taking or giving back is counted
+            -- once, and the ones taken here are in neither table for now. A
+            -- bucket with no slot to give is full with steps queued: the next
+            -- slot given back wakes idle workers (held_back).
             WITH taken AS (
                 DELETE FROM cyclone_free_slots f
                  WHERE f.id = ANY (ARRAY(SELECT x.id FROM cyclone_free_slots x WHERE x.bucket_id = v_bucket.id
@@ -172,8 +182,10 @@ BEGIN
                 RETURNING 1)
             SELECT count(*)::int INTO v_slots FROM taken;
             IF v_slots < v_bucket.need THEN
-                PERFORM 1 FROM cyclone_buckets k WHERE k.id = v_bucket.id FOR UPDATE;
-                v_locked := true;
+                PERFORM 1 FROM cyclone_buckets k WHERE k.id = v_bucket.id FOR UPDATE SKIP LOCKED;
+                v_locked := FOUND;
+            END IF;
+            IF v_slots < v_bucket.need AND v_locked THEN
                 v_add := least(v_bucket.need - v_slots, v_bucket.concurrency - v_slots
                     - (SELECT count(*) FROM (SELECT 1 FROM cyclone_slots x WHERE x.bucket_id = v_bucket.id
                                               LIMIT v_bucket.concurrency) y)::int
@@ -192,10 +204,11 @@ BEGIN
             v_got := ARRAY(SELECT c.id FROM cyclone_bucket_claims c
                             WHERE c.bucket_id = v_bucket.id AND c.at <= p_now - v_bucket.period
                             ORDER BY c.at LIMIT v_bucket.need FOR UPDATE SKIP LOCKED);
-            IF cardinality(v_got) < v_bucket.need THEN
-                IF NOT v_locked THEN
-                    PERFORM 1 FROM cyclone_buckets k WHERE k.id = v_bucket.id FOR UPDATE;
-                END IF;
+            IF cardinality(v_got) < v_bucket.need AND NOT v_locked THEN
+                PERFORM 1 FROM cyclone_buckets k WHERE k.id = v_bucket.id FOR UPDATE SKIP LOCKED;
+                v_locked := FOUND;
+            END IF;
+            IF cardinality(v_got) < v_bucket.need AND v_locked THEN
                 WITH added AS (
                     INSERT INTO cyclone_bucket_claims (bucket_id, at)
                     SELECT v_bucket.id, '-infinity'
