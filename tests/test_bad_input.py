@@ -349,6 +349,59 @@ def test_a_retry_delay_must_not_be_negative(db: Conn, one: str, delay: timedelta
                " finished_at = now(), lease_owner = NULL, lease_expiry = NULL WHERE id = %s", (c["step_id"],))
 
 
+# -- the limits and schedules (SPEC 12, 13) ------------------------------------------------
+
+INTS = st.one_of(st.none(), st.integers(min_value=-(2**31), max_value=2**31 - 1))
+PERIODS = st.one_of(st.none(), DELTAS)
+
+
+@SETTINGS
+@given(concurrency=INTS, rate=INTS, period=PERIODS)
+def test_a_limit_is_stored_as_given_or_refused_with_22023_and_nothing_written(
+        db: Conn, concurrency: int | None, rate: int | None, period: timedelta | None) -> None:
+    db.execute("SELECT cyclone.define_limit('probe', 1)")
+    valid = ((concurrency is not None or rate is not None)
+             and (rate is None) == (period is None)
+             and (concurrency is None or concurrency > 0)
+             and (rate is None or rate > 0)
+             and (period is None or period > timedelta(0)))
+    try:
+        db.execute("SELECT cyclone.define_limit('probe', %s, %s, %s)", (concurrency, rate, period))
+    except pg.InvalidParameterValue:
+        assert not valid
+        row = db.execute("SELECT concurrency, rate, period FROM cyclone.cyclone_limits WHERE name = 'probe'").fetchone()
+        assert row == {"concurrency": 1, "rate": None, "period": None}, "a refused call writes nothing"
+        return
+    except pg.DataException as exc:  # class 22: an interval past what PostgreSQL holds
+        assert exc.sqlstate == "22008", exc.sqlstate
+        return
+    assert valid
+    row = db.execute("SELECT concurrency, rate, period FROM cyclone.cyclone_limits WHERE name = 'probe'").fetchone()
+    assert row == {"concurrency": concurrency, "rate": rate, "period": period}
+
+
+CRON_FIELD = st.one_of(st.just("*"), st.integers(-5, 70).map(str), st.just("*/0"), st.just("1-"),
+                       st.text(alphabet="0123456789*/,-LW#?", min_size=1, max_size=6))
+
+
+@SETTINGS
+@given(fields=st.lists(CRON_FIELD, min_size=0, max_size=7), timezone=st.sampled_from(
+    ["UTC", "Europe/Paris", "Mars/Olympus", "", "America/New_York"]))
+def test_a_schedule_is_accepted_or_refused_with_22023_and_nothing_written(
+        db: Conn, one: str, fields: list[str], timezone: str) -> None:
+    cron = " ".join(fields)
+    try:
+        db.execute("SELECT cyclone.schedule('probe', %s, %s, '{}', %s)", (cron, one, timezone))
+    except pg.InvalidParameterValue as exc:
+        assert exc.diag.message_primary, "a refusal says what is wrong"
+        assert db.execute("SELECT count(*) AS n FROM cyclone.cyclone_schedules WHERE name = 'probe'").fetchone() \
+            == {"n": 0}, "a refused schedule writes nothing"
+        return
+    row = db.execute("SELECT next_fire_at FROM cyclone.cyclone_schedules WHERE name = 'probe'").fetchone()
+    assert row is not None
+    db.execute("SELECT cyclone.unschedule('probe')")
+
+
 def test_the_clock_refuses_to_move_backwards(db: Conn) -> None:
     with pytest.raises(pg.InvalidParameterValue):
         db.execute("SELECT cyclone.advance_time('-1 second')")
