@@ -430,6 +430,9 @@ class ClaimedStep:
     deps: Any
     #: the run's W3C trace context (SPEC 14), the parent of the execution's span; None: no trace
     traceparent: str | None = None
+    #: the span of the step's last failed execution (a W3C traceparent, as the worker gave it to
+    #: ``fail``), which this execution's span links to (SPEC 14); None: none kept
+    previous_span: str | None = None
 
 
 @dataclass(frozen=True)
@@ -849,12 +852,14 @@ class Client:
         error: str,
         error_kind: str = "error",
         retry_in: Duration | None = None,
+        span: str | None = None,
     ) -> str | None:
         """``cyclone.fail``: returns ``'available'``, ``'discarded'`` or ``None``
-        (the lease was lost)."""
+        (the lease was lost). ``span``: the failed execution's span as a W3C
+        ``traceparent``, which the next attempt's span links to."""
         value = self._value(
-            "SELECT cyclone.fail(%s, %s, %s, %s, %s, %s)",
-            (step_id, worker, lease_generation, error, error_kind, _interval(retry_in)),
+            "SELECT cyclone.fail(%s, %s, %s, %s, %s, %s, %s)",
+            (step_id, worker, lease_generation, error, error_kind, _interval(retry_in), span),
         )
         return None if value is None else str(value)
 
@@ -1221,7 +1226,8 @@ def claim_on(
         with conn.cursor(row_factory=class_row(ClaimedStep)) as cur:
             cur.execute(
                 "SELECT step_id, run_id, workflow, node, handler, kind, attempt, max_attempts, lease_generation, "
-                "timeout, input, deps, traceparent FROM cyclone.claim(%s, %s::text[], %s, %s, %s::text[])",
+                "timeout, input, deps, traceparent, previous_span "
+                "FROM cyclone.claim(%s, %s::text[], %s, %s, %s::text[])",
                 (worker, None if handlers is None else list(handlers), limit, _interval(lease_ttl),
                  None if workflows is None else list(workflows)),
             )
