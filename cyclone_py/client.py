@@ -566,7 +566,9 @@ class Client:
     ``Client(dsn)`` opens its own pool (``close()`` it, or use it as a context
     manager); ``Client(pool=...)`` borrows a pool the caller owns. Without a
     DSN, :func:`cyclone_py.db.resolve_dsn` picks one (``CYCLONE_DSN``,
-    ``DATABASE_URL`` or the embedded database).
+    ``DATABASE_URL`` or the embedded database). ``statement_timeout``
+    (seconds) cancels any statement of its pool's connections that runs
+    longer (SQLSTATE 57014): the exporter's bound on a scrape.
     """
 
     def __init__(
@@ -578,6 +580,7 @@ class Client:
         max_size: int = 4,
         timeout: float = 10.0,
         application_name: str = "cyclone",
+        statement_timeout: float | None = None,
     ) -> None:
         self._actor: str | None = None
         if pool is not None:
@@ -600,6 +603,7 @@ class Client:
                 # (an idle timeout, a proxy, pg_terminate_backend) is replaced
                 # instead of failing the caller's call.
                 check=psycopg_pool.ConnectionPool.check_connection,
+                configure=None if statement_timeout is None else _statement_timeout(statement_timeout),
                 open=True,
             )
             self._owns_pool = True
@@ -1209,6 +1213,17 @@ class Client:
                 (_uuid(run_id),),
             ).fetchall()
         return {str(r[0]): int(r[1]) for r in rows}
+
+
+def _statement_timeout(seconds: float) -> Callable[[psycopg.Connection[Any]], None]:
+    """A pool's ``configure``: each new connection's statements are cancelled
+    (SQLSTATE 57014) after ``seconds``."""
+    milliseconds = max(1, round(seconds * 1000))
+
+    def configure(conn: psycopg.Connection[Any]) -> None:
+        conn.execute("SELECT set_config('statement_timeout', %s, false)", (f"{milliseconds}ms",))
+
+    return configure
 
 
 def claim_on(
