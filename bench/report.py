@@ -17,7 +17,7 @@ KEYS = (
     "latency_p50_ms", "latency_p95_ms", "latency_p99_ms", "sql_tps", "pgbench_tps",
     "sql_ratio_vs_pgbench", "claim_ms_10k", "claim_ms_1m", "claim_1m_vs_10k", "size_ratio_after_prune",
     "tick_ms_dead_letters", "tick_ms_no_schedules", "tick_ms_1000_schedules", "tick_1000_schedules_vs_none",
-    "metrics_ms", "metrics_history_ratio",
+    "metrics_ms", "metrics_history_ratio", "metrics_dead_letters_ratio",
 )
 
 SETTINGS = (

@@ -685,7 +685,8 @@ def worker(
               help="Serve the engine's gauges on HOST:PORT (:PORT for every interface).")
 @click.option("--scrape-timeout", type=Duration(bare_seconds=True, positive=True), default="5s",
               show_default=True, envvar="CYCLONE_EXPORTER_SCRAPE_TIMEOUT", show_envvar=True, metavar="DURATION",
-              help="How long a scrape waits for a database connection before it answers up 0.")
+              help="How long a scrape waits for a database connection, and for metrics(), before it "
+                   "answers up 0.")
 @click.option("--log-level", type=click.Choice(LOG_LEVELS, case_sensitive=False), default="info",
               show_default=True, envvar="CYCLONE_LOG_LEVEL", show_envvar=True)
 @click.option("--log-format", type=click.Choice(logs.FORMATS, case_sensitive=False), default="text",

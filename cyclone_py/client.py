@@ -430,6 +430,9 @@ class ClaimedStep:
     deps: Any
     #: the run's W3C trace context (SPEC 14), the parent of the execution's span; None: no trace
     traceparent: str | None = None
+    #: the span of the step's last failed execution (a W3C traceparent, as the worker gave it to
+    #: ``fail``), which this execution's span links to (SPEC 14); None: none kept
+    previous_span: str | None = None
 
 
 @dataclass(frozen=True)
@@ -563,7 +566,9 @@ class Client:
     ``Client(dsn)`` opens its own pool (``close()`` it, or use it as a context
     manager); ``Client(pool=...)`` borrows a pool the caller owns. Without a
     DSN, :func:`cyclone_py.db.resolve_dsn` picks one (``CYCLONE_DSN``,
-    ``DATABASE_URL`` or the embedded database).
+    ``DATABASE_URL`` or the embedded database). ``statement_timeout``
+    (seconds) cancels any statement of its pool's connections that runs
+    longer (SQLSTATE 57014): the exporter's bound on a scrape.
     """
 
     def __init__(
@@ -575,6 +580,7 @@ class Client:
         max_size: int = 4,
         timeout: float = 10.0,
         application_name: str = "cyclone",
+        statement_timeout: float | None = None,
     ) -> None:
         self._actor: str | None = None
         if pool is not None:
@@ -597,6 +603,7 @@ class Client:
                 # (an idle timeout, a proxy, pg_terminate_backend) is replaced
                 # instead of failing the caller's call (_check).
                 check=self._check,
+                configure=None if statement_timeout is None else _statement_timeout(statement_timeout),
                 open=True,
             )
             self._owns_pool = True
@@ -862,12 +869,14 @@ class Client:
         error: str,
         error_kind: str = "error",
         retry_in: Duration | None = None,
+        span: str | None = None,
     ) -> str | None:
         """``cyclone.fail``: returns ``'available'``, ``'discarded'`` or ``None``
-        (the lease was lost)."""
+        (the lease was lost). ``span``: the failed execution's span as a W3C
+        ``traceparent``, which the next attempt's span links to."""
         value = self._value(
-            "SELECT cyclone.fail(%s, %s, %s, %s, %s, %s)",
-            (step_id, worker, lease_generation, error, error_kind, _interval(retry_in)),
+            "SELECT cyclone.fail(%s, %s, %s, %s, %s, %s, %s)",
+            (step_id, worker, lease_generation, error, error_kind, _interval(retry_in), span),
         )
         return None if value is None else str(value)
 
@@ -1219,6 +1228,17 @@ class Client:
         return {str(r[0]): int(r[1]) for r in rows}
 
 
+def _statement_timeout(seconds: float) -> Callable[[psycopg.Connection[Any]], None]:
+    """A pool's ``configure``: each new connection's statements are cancelled
+    (SQLSTATE 57014) after ``seconds``."""
+    milliseconds = max(1, round(seconds * 1000))
+
+    def configure(conn: psycopg.Connection[Any]) -> None:
+        conn.execute("SELECT set_config('statement_timeout', %s, false)", (f"{milliseconds}ms",))
+
+    return configure
+
+
 def claim_on(
     conn: psycopg.Connection[Any],
     worker: str,
@@ -1234,7 +1254,8 @@ def claim_on(
         with conn.cursor(row_factory=class_row(ClaimedStep)) as cur:
             cur.execute(
                 "SELECT step_id, run_id, workflow, node, handler, kind, attempt, max_attempts, lease_generation, "
-                "timeout, input, deps, traceparent FROM cyclone.claim(%s, %s::text[], %s, %s, %s::text[])",
+                "timeout, input, deps, traceparent, previous_span "
+                "FROM cyclone.claim(%s, %s::text[], %s, %s, %s::text[])",
                 (worker, None if handlers is None else list(handlers), limit, _interval(lease_ttl),
                  None if workflows is None else list(workflows)),
             )

@@ -49,6 +49,8 @@ class Outcome:
     error_kind: str = "error"
     retry_in: timedelta | None = None
     cancel_reason: str | None = None
+    #: a failure's span (a W3C traceparent), passed to ``fail`` for the next attempt's link
+    span: str | None = None
 
     def discard(self) -> DiscardedStep:
         """This failure as the discard it became when ``fail`` returned ``discarded``."""

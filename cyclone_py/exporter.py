@@ -171,8 +171,10 @@ class EngineCollector(Collector):
     def _client_now(self) -> Client:
         if self._client is None:
             check_reachable(self.dsn, connect_timeout=max(1, round(self.timeout)))
+            # A slow database (a lock, a table scan) answers the scrape with
+            # up 0 after the timeout, not a scrape that hangs past Prometheus's.
             self._client = Client(self.dsn, min_size=1, max_size=1, timeout=self.timeout,
-                                  application_name="cyclone-exporter")
+                                  application_name="cyclone-exporter", statement_timeout=self.timeout)
         return self._client
 
     def _failed(self, exc: errors.CycloneError) -> None:

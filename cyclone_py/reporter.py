@@ -175,7 +175,7 @@ class Reporter(threading.Thread):
         ok, state = self._with_retry(
             "fail",
             lambda: self.client.fail(
-                step.step_id, self.worker, step.lease_generation, o.error or "", o.error_kind, o.retry_in
+                step.step_id, self.worker, step.lease_generation, o.error or "", o.error_kind, o.retry_in, o.span
             ),
         )
         if ok:

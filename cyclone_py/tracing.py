@@ -6,7 +6,9 @@ returns it with each step. This module only propagates it: the
 ``traceparent`` of the caller's active span for ``Client.submit``
 (:func:`current_traceparent`), and one span per execution of a step whose
 parent is the run's ``traceparent`` (:func:`step_span`), made current while
-the handler runs so that the handler's own spans are its children.
+the handler runs so that the handler's own spans are its children. A failed
+execution's span is handed to ``cyclone.fail`` (:attr:`StepSpan.traceparent`),
+the engine keeps it with the step, and the next attempt's span links to it.
 
 Without ``opentelemetry-api`` both are no-ops: the import is tried once, on
 first use, and nothing else is imported here. What the spans are exported to
@@ -14,8 +16,9 @@ is the application's choice (a ``TracerProvider`` of the SDK and an
 exporter, configured in the process); with none configured the API's spans
 record nothing.
 
-Not in this slice: a retry's span does not link to the previous attempt's
-(that needs the previous span's id kept with the step).
+An execution that reported no failure (a crash, then a reclaim; a timeout the
+sweep found) leaves nothing to link to: the next attempt links to the last
+execution that did, or to none.
 """
 
 from __future__ import annotations
@@ -93,6 +96,17 @@ class StepSpan:
         self._span = span
         self._status = status  # opentelemetry.trace.Status and StatusCode, when there is a span
 
+    @property
+    def traceparent(self) -> str | None:
+        """This span as a W3C ``traceparent`` (what ``fail`` keeps for the next
+        attempt's link); None for the no-op form or a span that records nothing."""
+        if self._span is None:
+            return None
+        context = self._span.get_span_context()
+        if not context.is_valid:
+            return None
+        return f"00-{context.trace_id:032x}-{context.span_id:016x}-{int(context.trace_flags):02x}"
+
     def end(self, outcome: str, error_kind: str | None = None, error: str | None = None,
             cancel_reason: str | None = None) -> None:
         """Record how the execution ended: ``cyclone.outcome`` (completed,
@@ -120,10 +134,12 @@ def _last_line(text: str | None) -> str | None:
 
 
 @contextlib.contextmanager
-def step_span(traceparent: str | None, workflow: str, node: str, attributes: dict[str, Any]) -> Iterator[StepSpan]:
+def step_span(traceparent: str | None, workflow: str, node: str, attributes: dict[str, Any],
+              previous_span: str | None = None) -> Iterator[StepSpan]:
     """A CONSUMER span ``cyclone.step <workflow>.<node>``, child of
-    ``traceparent`` (a root span when None), current in this thread or task
-    for the body and ended when it exits."""
+    ``traceparent`` (a root span when None), linked to ``previous_span`` (the
+    previous attempt's, a traceparent) when given, current in this thread or
+    task for the body and ended when it exits."""
     otel = _load()
     if otel is None:
         yield StepSpan()
@@ -132,12 +148,20 @@ def step_span(traceparent: str | None, workflow: str, node: str, attributes: dic
     # An explicit parent: an empty context when the run has none, so that
     # whatever span happens to be current here never becomes the parent.
     parent = otel.propagate.extract({TRACEPARENT: traceparent} if traceparent else {}, context=otel.context.Context())
+    links = None
+    if previous_span:
+        previous = trace.get_current_span(
+            otel.propagate.extract({TRACEPARENT: previous_span}, context=otel.context.Context())
+        ).get_span_context()
+        if previous.is_valid:
+            links = [trace.Link(previous, {"cyclone.link": "previous_attempt"})]
     tracer = trace.get_tracer(TRACER_NAME)
     with tracer.start_as_current_span(
         f"cyclone.step {workflow}.{node}",
         context=parent,
         kind=trace.SpanKind.CONSUMER,
         attributes=attributes,
+        links=links,
         record_exception=False,
         set_status_on_exception=True,
     ) as span:

@@ -47,6 +47,7 @@ Off, nothing is counted.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import os
 import random
@@ -645,9 +646,9 @@ class Worker:
         began = time.perf_counter()
         step = active.step
         try:
-            with tracing.step_span(step.traceparent, step.workflow, step.node, _span_attributes(step)) as span:
-                outcome = execute(self.app, step, active.ctx, self.backoff)
-                _end_span(span, outcome)
+            with tracing.step_span(step.traceparent, step.workflow, step.node, _span_attributes(step),
+                                   step.previous_span) as span:
+                outcome = _end_span(span, execute(self.app, step, active.ctx, self.backoff))
         except BaseException:  # the machinery around the handler failed
             outcome = failure(active.step, traceback.format_exc(), "panic", self.backoff)
         finally:
@@ -672,9 +673,9 @@ class Worker:
         began = time.perf_counter()
         step = active.step
         # The span is current in this task, and so in the handler (awaited in it).
-        with tracing.step_span(step.traceparent, step.workflow, step.node, _span_attributes(step)) as span:
-            outcome = await execute_async(self.app, step, active.ctx, self.backoff)
-            _end_span(span, outcome)
+        with tracing.step_span(step.traceparent, step.workflow, step.node, _span_attributes(step),
+                               step.previous_span) as span:
+            outcome = _end_span(span, await execute_async(self.app, step, active.ctx, self.backoff))
         return outcome, time.perf_counter() - began
 
     def _async_ran(
@@ -843,15 +844,19 @@ def _span_attributes(step: ClaimedStep) -> dict[str, Any]:
     }
 
 
-def _end_span(span: tracing.StepSpan, outcome: Outcome) -> None:
+def _end_span(span: tracing.StepSpan, outcome: Outcome) -> Outcome:
     """``cyclone.outcome``: completed; cancelled when the worker cancelled the
     handler (lease lost, run cancelled, shutdown) and it did not complete;
-    else failed (a timeout included)."""
+    else failed (a timeout included). A failure's outcome comes back with the
+    span's traceparent, for ``fail`` to keep (the next attempt links to it);
+    without OpenTelemetry the outcome is returned as it is."""
     if outcome.ok:
         span.end("completed")
-        return
+        return outcome
     cancelled = outcome.cancel_reason is not None and outcome.error_kind != "timeout"
     span.end("cancelled" if cancelled else "failed", outcome.error_kind, outcome.error, outcome.cancel_reason)
+    traceparent = span.traceparent
+    return outcome if traceparent is None else dataclasses.replace(outcome, span=traceparent)
 
 
 def _average(current: float | None, sample: float, weight: float = 0.1) -> float:

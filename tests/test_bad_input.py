@@ -478,8 +478,9 @@ VALID: dict[str, Args] = {
     "drop_limit(text)": lambda f: [f.limit()],
     "enforce_deadlines(integer)": lambda f: [100],
     "explain_step(bigint)": lambda f: [f.claimed()["step_id"]],
-    "fail(bigint,text,bigint,text,text,interval)": lambda f: (
-        lambda c: [c["step_id"], "w", c["lease_generation"], "boom", "error", timedelta(seconds=1)])(f.claimed()),
+    "fail(bigint,text,bigint,text,text,interval,text)": lambda f: (
+        lambda c: [c["step_id"], "w", c["lease_generation"], "boom", "error", timedelta(seconds=1),
+                   "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"])(f.claimed()),
     "get_run(uuid)": lambda f: [f.run()],
     "metrics()": lambda f: [],
     "next_fire(text,timestamp with time zone,text)": lambda f: ["@daily", datetime(2026, 1, 1, tzinfo=UTC), "UTC"],
@@ -558,8 +559,11 @@ NULL_MEANS: dict[tuple[str, str], Check] = {
     ("complete(bigint,text,bigint,jsonb)", "p_output"): lambda c, a, r: (
         r == [{"complete": True}] and _step(c, a[0])["state"] == "completed" and _step(c, a[0])["output"] is None),
     # NULL retry_in: the engine's default backoff.
-    ("fail(bigint,text,bigint,text,text,interval)", "p_retry_in"): lambda c, a, r: (
+    ("fail(bigint,text,bigint,text,text,interval,text)", "p_retry_in"): lambda c, a, r: (
         r == [{"fail": "available"}] and _step(c, a[0])["scheduled_at"] > _step(c, a[0])["started_at"]),
+    # NULL span: the failure keeps none (the next attempt's span links to nothing).
+    ("fail(bigint,text,bigint,text,text,interval,text)", "p_span"): lambda c, a, r: (
+        r == [{"fail": "available"}] and _step(c, a[0])["failed_span"] is None),
     ("signal(uuid,text,jsonb)", "p_payload"): lambda c, a, r: r == [{"signal": True}],
     # SPEC 12: a NULL concurrency is no concurrency bound (the rate still applies).
     ("define_limit(text,integer,integer,interval)", "p_concurrency"): lambda c, a, r: (

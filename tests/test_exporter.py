@@ -233,6 +233,33 @@ def test_an_unreachable_database_is_up_0_and_the_exporter_reconnects(
         embedded_db.drop_database(name)
 
 
+def test_a_slow_database_is_up_0_within_the_scrape_timeout(
+    dsn: str, client: Client, conn: psycopg.Connection[Any], exporters: list[Exporter]
+) -> None:
+    """metrics() blocked (here by a lock on a table it reads, held far longer
+    than the timeout) is cancelled by the exporter's statement timeout: the
+    scrape answers up 0 instead of hanging, and the next one is up again."""
+    client.define_workflow("idle", {"nodes": [{"name": "work"}]})
+    exporter = Exporter("--dsn", dsn, "--listen", "127.0.0.1:0", "--scrape-timeout", "1s")
+    exporters.append(exporter)
+    url = exporter.url()
+    _, s = scrape(url)
+    assert value(s, "cyclone_exporter_up") == 1
+    with psycopg.connect(dsn) as locker:  # a transaction, open until the block ends
+        locker.execute("LOCK TABLE cyclone.cyclone_schedules IN ACCESS EXCLUSIVE MODE")
+        _, s = scrape(url)  # urlopen's own timeout is 10 s: a hung scrape fails the test
+        assert value(s, "cyclone_exporter_up") == 0
+        assert 1 <= (value(s, "cyclone_exporter_scrape_duration_seconds") or 0) < 5
+        assert not any(n == "cyclone_runs" for n, _ in s)
+        assert "statement timeout" in exporter.log()
+        locker.rollback()
+    _, s = scrape(url)
+    assert value(s, "cyclone_exporter_up") == 1
+    assert value(s, "cyclone_runs", workflow="idle", state="running") == 0
+    assert exporter.stop() == 0
+    assert "Traceback" not in exporter.log()
+
+
 def test_sigint_stops_the_exporter_cleanly(dsn: str, exporters: list[Exporter]) -> None:
     exporter = Exporter("--dsn", dsn, "--listen", "127.0.0.1:0")
     exporters.append(exporter)

@@ -3,8 +3,10 @@
 A real worker in a thread drains a two-step run (``a`` a plain handler that
 fails its first attempt, ``b`` an ``async def`` one), each handler opening a
 span of its own; the SDK's in-memory exporter collects what the process
-exports. Without OpenTelemetry importable, :mod:`cyclone_py.tracing` is a
-no-op (the import hidden through ``sys.modules``).
+exports. The retry's span links to the failed attempt's (the worker gives
+that span to ``fail``, ``claim`` returns it with the retry). Without
+OpenTelemetry importable, :mod:`cyclone_py.tracing` is a no-op (the import
+hidden through ``sys.modules``).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
+import psycopg
 import pytest
 from helpers import start, terminal, wait_for
 from opentelemetry import trace
@@ -60,13 +63,20 @@ def exporter() -> Iterator[InMemorySpanExporter]:
     _EXPORTER.shutdown()
 
 
+def _failed_span(conn: psycopg.Connection[Any], step_id: int) -> Any:
+    """The span the engine keeps for a step's next attempt."""
+    row = conn.execute("SELECT failed_span FROM cyclone.cyclone_steps WHERE id = %s", (step_id,)).fetchone()
+    assert row is not None
+    return row[0]
+
+
 def step_spans(spans: tuple[ReadableSpan, ...]) -> list[ReadableSpan]:
     return sorted((s for s in spans if s.name.startswith("cyclone.step ")),
                   key=lambda s: (s.attributes or {})["cyclone.step_id"] * 100 + (s.attributes or {})["cyclone.attempt"])
 
 
 def test_each_execution_is_a_consumer_span_in_the_submitters_trace_with_the_handlers_spans_inside(
-    dsn: str, client: Client, workers: list[Worker], exporter: InMemorySpanExporter
+    dsn: str, client: Client, conn: psycopg.Connection[Any], workers: list[Worker], exporter: InMemorySpanExporter
 ) -> None:
     exporter.clear()
     client.define_workflow("traced", traced.definition())
@@ -99,6 +109,15 @@ def test_each_execution_is_a_consumer_span_in_the_submitters_trace_with_the_hand
     assert last["cyclone.node"] == "b" and last["cyclone.outcome"] == "completed"
     assert steps[1].status.status_code is StatusCode.UNSET
 
+    # SPEC 14: the retry's span links to the failed attempt's; first attempts link to nothing.
+    assert not steps[0].links and not steps[2].links
+    assert [(link.context.trace_id, link.context.span_id, dict(link.attributes or {})) for link in steps[1].links] == [
+        (parent.trace_id, steps[0].context.span_id, {"cyclone.link": "previous_attempt"})]
+    # The engine kept the failed attempt's span, in the traceparent format, and the retry did not clear it.
+    failed = steps[0].context
+    assert _failed_span(conn, step_a.id) == (
+        f"00-{failed.trace_id:032x}-{failed.span_id:016x}-{int(failed.trace_flags):02x}")
+
     # The handlers' own spans (a thread handler, an async one) are children of their execution's.
     inside = {s.name: [x for x in spans if x.name == s.name] for s in spans if s.name.startswith("inside")}
     assert sorted((n, len(v)) for n, v in inside.items()) == [("inside a", 2), ("inside b", 1)]
@@ -121,6 +140,10 @@ def test_a_run_submitted_outside_a_span_has_no_traceparent_and_its_steps_are_roo
     steps = step_spans(exporter.get_finished_spans())
     assert all(s.parent is None for s in steps)
     assert len({s.context.trace_id for s in steps if s.context is not None}) == 3
+    # The retry, a root span of its own trace, still links to the first attempt's (in another trace).
+    first = steps[0].context
+    assert [(link.context.trace_id, link.context.span_id) for link in steps[1].links] == [
+        (first.trace_id, first.span_id)]
 
 
 def test_submit_passes_the_active_spans_traceparent_and_an_explicit_one_wins(
@@ -155,7 +178,7 @@ def test_without_opentelemetry_tracing_is_a_no_op(without_opentelemetry: None) -
 
 
 def test_without_opentelemetry_a_worker_runs_its_steps_and_submit_passes_no_traceparent(
-    without_opentelemetry: None, dsn: str, client: Client, workers: list[Worker]
+    without_opentelemetry: None, dsn: str, client: Client, conn: psycopg.Connection[Any], workers: list[Worker]
 ) -> None:
     client.define_workflow("traced", traced.definition())
     run_id = client.submit(traced)
@@ -164,3 +187,6 @@ def test_without_opentelemetry_a_worker_runs_its_steps_and_submit_passes_no_trac
     start(workers, app, dsn)
     run_id = client.submit(traced)
     assert wait_for(lambda: terminal(client, run_id)).state == "completed"
+    # Its failed first attempt reported no span, and its retry was claimed with none.
+    step_a = next(x for x in client.steps(run_id) if x.node == "a")
+    assert step_a.attempt == 2 and _failed_span(conn, step_a.id) is None

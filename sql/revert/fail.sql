@@ -1,9 +1,11 @@
--- Revert cyclone:fail (back to its v0.2.0 deploy script, below)
+-- Revert cyclone:fail (back to its v0.11.0 deploy script, below)
 -- backoff() and fail(): a failed execution returns the step to available after a
 -- jittered exponential delay while attempts remain, else discards it and applies
 -- the DAG's failure policy. fail() is a compare-and-set like complete().
 -- Lock order: the run (after its ancestors), then its steps.
 BEGIN;
+
+DROP FUNCTION cyclone.fail(bigint, text, bigint, text, text, interval, text);
 
 CREATE OR REPLACE FUNCTION cyclone.backoff(p_attempt int)
 RETURNS interval
@@ -26,7 +28,8 @@ COMMENT ON FUNCTION cyclone.backoff(int) IS
     'Default retry delay: d = least(1 hour, 2^(attempt-1) s), uniform in [d/2, d].';
 
 -- The failed-execution transition, shared by fail() and the sweep's timeouts.
--- The caller holds the run lock and has matched the running step.
+-- The caller holds the run lock and has matched the running step. The error is
+-- kept in cyclone_step_errors (a discard's by _discard_steps).
 CREATE OR REPLACE FUNCTION cyclone._fail_step(p_step_id bigint, p_error text, p_error_kind text, p_retry_in interval)
 RETURNS text
 LANGUAGE plpgsql
@@ -46,6 +49,9 @@ BEGIN
        SET state = 'available', scheduled_at = v_now + v_delay, error = p_error, error_kind = p_error_kind,
            lease_owner = NULL, lease_expiry = NULL
      WHERE id = p_step_id;
+    INSERT INTO cyclone_step_errors (run_id, step_id, node, attempt, error_kind, error, worker, discarded, at)
+    VALUES (v_step.run_id, v_step.id, v_step.node, v_step.attempt, p_error_kind, p_error, v_step.lease_owner,
+            false, v_now);
     IF v_delay <= interval '0' THEN
         PERFORM pg_notify('cyclone_wakeup', '');
     END IF;
@@ -96,5 +102,7 @@ COMMENT ON FUNCTION cyclone.fail(bigint, text, bigint, text, text, interval) IS
 REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA cyclone FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cyclone.fail(bigint, text, bigint, text, text, interval), cyclone.backoff(int)
     TO cyclone_worker, cyclone_admin;
+
+ALTER TABLE cyclone.cyclone_steps DROP COLUMN failed_span;
 
 COMMIT;

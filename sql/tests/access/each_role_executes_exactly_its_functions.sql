@@ -14,7 +14,7 @@ INSERT INTO expected VALUES
     ('cyclone.renew(bigint, text, bigint, interval)',              true,  false, true),
     ('cyclone.complete(bigint, text, bigint, jsonb)',              true,  false, true),
     ('cyclone.complete_many(text, bigint[], bigint[], jsonb[])',   true,  false, true),
-    ('cyclone.fail(bigint, text, bigint, text, text, interval)',   true,  false, true),
+    ('cyclone.fail(bigint, text, bigint, text, text, interval, text)', true, false, true),
     ('cyclone.tick(int)',                                          true,  false, true),
     ('cyclone.define_workflow(text, jsonb)',                       true,  false, true),
     ('cyclone.submit(text, jsonb, interval, text, timestamptz, text)', false, true,  true),

@@ -1,4 +1,4 @@
--- claim returns the run's traceparent as its trailing column (NULL when the
+-- claim returns the run's traceparent as a trailing column (NULL when the
 -- run has none), for each step and each attempt.
 BEGIN;
 SELECT plan(4);
@@ -17,9 +17,9 @@ SELECT results_eq(
     $$VALUES (2, '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01'::text)$$,
     'so does its retry');
 SELECT is((SELECT c.traceparent FROM cyclone_test.claim_node(:'plain', 'plain') c), NULL, 'a run without one: NULL');
-SELECT is((SELECT proargnames[array_upper(proargnames, 1)] FROM pg_proc
+SELECT is((SELECT proargnames[array_upper(proargnames, 1) - 1] FROM pg_proc
             WHERE proname = 'claim' AND pronamespace = 'cyclone'::regnamespace),
-          'traceparent', 'traceparent is claim''s last column');
+          'traceparent', 'traceparent is claim''s last column but one (previous_span is the last)');
 
 SELECT * FROM finish();
 ROLLBACK;
