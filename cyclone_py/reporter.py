@@ -108,8 +108,9 @@ class Reporter(threading.Thread):
         delay = 0.05
         while True:
             try:
+                started = time.monotonic()
                 result = fn()
-                self._outage.answered()
+                self._outage.answered(started)
                 return True, result
             except errors.DatabaseUnavailable as exc:
                 if self._metrics is not None:

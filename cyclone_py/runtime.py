@@ -56,11 +56,17 @@ class DatabaseOutage:
     one per thread and retry. The listener reports its failures here but does
     not end an outage: it has its own connection."""
 
+    # An outage that ends and starts again within this many seconds is one
+    # outage: a primary's connections do not all die at the same instant, so a
+    # call on one still up can answer between the first failures.
+    SETTLE = 5.0
+
     def __init__(self, worker: str) -> None:
         self.worker = worker
         self._lock = threading.Lock()
         self._since: float | None = None
         self._failures = 0
+        self._ended: tuple[float, float] | None = None  # (when the last outage ended, when it began)
 
     @property
     def ongoing(self) -> bool:
@@ -70,9 +76,13 @@ class DatabaseOutage:
         """``what`` (claim, renew, complete_many...) failed with a lost or
         unreachable database."""
         with self._lock:
+            now = time.monotonic()
             first = self._since is None
             if first:
-                self._since = time.monotonic()
+                if self._ended is not None and now - self._ended[0] < self.SETTLE:
+                    self._since, first = self._ended[1], False  # the same outage, going on
+                else:
+                    self._since = now
             self._failures += 1
         if first:
             logger.warning("database unavailable (%s failed: %s); retrying until it answers", what, exc,
@@ -80,13 +90,19 @@ class DatabaseOutage:
         else:
             logger.debug("%s failed (%s); retrying", what, exc, extra=log_extra(self.worker, **extra))
 
-    def answered(self) -> None:
-        """A call through the pool succeeded: the outage, if any, is over."""
+    def answered(self, started: float) -> None:
+        """A call through the pool that began at ``started`` (time.monotonic())
+        succeeded: the outage, if any, is over, unless the call began before
+        the outage was seen (it went out on a connection that was still up, and
+        says nothing of the database now)."""
         if self._since is None:  # the common case: no lock
             return
         with self._lock:
+            if self._since is None or started < self._since:
+                return
             since, failures = self._since, self._failures
             self._since, self._failures = None, 0
+            self._ended = (time.monotonic(), since)
         if since is not None:
             took = time.monotonic() - since
             logger.info("database reachable again after %.1fs (%d failed calls)", took, failures,

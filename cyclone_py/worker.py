@@ -455,6 +455,7 @@ class Worker:
         failures = 0
         self.started.set()
         while not self._stop_claiming.is_set():
+            started = time.monotonic()
             try:
                 if time.monotonic() >= next_tick:
                     self._tick()
@@ -477,7 +478,7 @@ class Worker:
                 elif not self.handlers:
                     claim_due = False
                 failures = 0
-                self._outage.answered()
+                self._outage.answered(started)
             except errors.DatabaseUnavailable as exc:
                 failures += 1
                 self._count_reconnect()
@@ -741,6 +742,7 @@ class Worker:
             return
         step = active.step
         interval = self.lease_ttl / 3 * random.uniform(0.9, 1.1)
+        started = time.monotonic()
         try:
             ok = self.client.renew(step.step_id, self.name, step.lease_generation, timedelta(seconds=self.lease_ttl))
         except errors.CycloneError as exc:
@@ -751,7 +753,7 @@ class Worker:
                 logger.warning("heartbeat failed: %s", exc, extra=self._log_extra(step))
             self._next_heartbeat(active, interval / 2)
             return
-        self._outage.answered()
+        self._outage.answered(started)
         self._count_renewal(step, "renewed" if ok else "refused")
         if ok:
             self._next_heartbeat(active, interval)

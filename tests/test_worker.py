@@ -638,21 +638,29 @@ def test_an_outage_is_one_warning_and_one_line_when_the_database_answers_again(
         caplog: pytest.LogCaptureFixture) -> None:
     """However many threads and retries fail while the database is gone (a
     restart, a failover), the worker logs one warning, and one info line once a
-    call answers again; the next outage is logged again."""
+    call sent after the outage began answers again (one sent before, on a
+    connection still up, ends nothing); failures within SETTLE seconds of its
+    end are the same outage; a later one is logged again."""
     from cyclone_py.runtime import DatabaseOutage  # noqa: PLC0415
 
     outage = DatabaseOutage("w")
     with caplog.at_level(logging.INFO, logger="cyclone_py.worker"):
-        outage.answered()  # no outage: nothing to say
+        outage.answered(time.monotonic())  # no outage: nothing to say
+        before = time.monotonic()
         for what in ("claim/tick", "renew", "complete_many", "listen", "renew"):
             outage.failed(what, errors.DatabaseUnavailable("gone"))
-        outage.answered()
-        outage.answered()
+        outage.answered(before)  # a call sent before the outage was seen ends nothing
+        outage.answered(time.monotonic())
+        outage.answered(time.monotonic())
+        outage.failed("listen", errors.DatabaseUnavailable("flapping"))  # within SETTLE: the same outage
+        outage.answered(time.monotonic())
+        outage._ended = (time.monotonic() - outage.SETTLE, time.monotonic() - outage.SETTLE)
         outage.failed("claim/tick", errors.DatabaseUnavailable("gone again"))
     lines = [(r.levelname, r.getMessage()) for r in caplog.records]
     assert lines == [
         ("WARNING", "database unavailable (claim/tick failed: gone); retrying until it answers"),
         ("INFO", lines[1][1]),
+        ("INFO", lines[2][1]),
         ("WARNING", "database unavailable (claim/tick failed: gone again); retrying until it answers"),
     ]
     assert lines[1][1].startswith("database reachable again after ") and lines[1][1].endswith("(5 failed calls)")
