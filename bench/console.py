@@ -55,17 +55,18 @@ SELECT gen_random_uuid(), 'w' || (1 + (i / 100) %% 10), s.state, t.at, t.at,
 """
 
 STEPS = """
-INSERT INTO cyclone.cyclone_steps (run_id, node, handler, state, attempt, max_attempts, error, error_kind,
-                                   started_at, finished_at)
-SELECT r.id, 'a', 'a', 'discarded', 3, 3, 'Traceback (most recent call last):' || repeat(E'\\n  line', 20)
+INSERT INTO cyclone.cyclone_steps (run_id, workflow, node, handler, state, attempt, max_attempts, error,
+                                   error_kind, started_at, finished_at)
+SELECT r.id, r.workflow, 'a', 'a', 'discarded', 3, 3, 'Traceback (most recent call last):' || repeat(E'\\n  line', 20)
        || E'\\nRuntimeError: boom', (ARRAY['error', 'timeout', 'panic'])[1 + abs(hashtext(r.id::text)) % 3],
        r.finished_at, r.finished_at
   FROM cyclone.cyclone_runs r WHERE r.state = 'failed';
-INSERT INTO cyclone.cyclone_steps (run_id, node, handler, state, deps, started_at, finished_at, error, error_kind)
-SELECT r.id, 'b', 'b', 'cancelled', '{a}', NULL, r.finished_at, 'run failed', 'cancelled'
+INSERT INTO cyclone.cyclone_steps (run_id, workflow, node, handler, state, deps, started_at, finished_at, error,
+                                   error_kind)
+SELECT r.id, r.workflow, 'b', 'b', 'cancelled', '{a}', NULL, r.finished_at, 'run failed', 'cancelled'
   FROM cyclone.cyclone_runs r WHERE r.state = 'failed';
-INSERT INTO cyclone.cyclone_steps (run_id, node, handler, state)
-SELECT r.id, 'a', 'a', 'available' FROM cyclone.cyclone_runs r WHERE r.state = 'running';
+INSERT INTO cyclone.cyclone_steps (run_id, workflow, node, handler, state)
+SELECT r.id, r.workflow, 'a', 'a', 'available' FROM cyclone.cyclone_runs r WHERE r.state = 'running';
 """
 
 

@@ -26,16 +26,16 @@ WORKFLOWS = 10
 FINISHED = """
 INSERT INTO cyclone.cyclone_runs (id, workflow, state, finished_at)
 SELECT gen_random_uuid(), 'w' || (1 + i %% 10), 'completed', now() FROM generate_series(1, %(n)s) i;
-INSERT INTO cyclone.cyclone_steps (run_id, node, handler, state, finished_at)
-SELECT r.id, 'a', 'a', 'completed', now() FROM cyclone.cyclone_runs r WHERE r.state = 'completed';
+INSERT INTO cyclone.cyclone_steps (run_id, workflow, node, handler, state, finished_at)
+SELECT r.id, r.workflow, 'a', 'a', 'completed', now() FROM cyclone.cyclone_runs r WHERE r.state = 'completed';
 """
 
 DEAD = """
 WITH r AS (INSERT INTO cyclone.cyclone_runs (id, workflow, state, finished_at)
            SELECT gen_random_uuid(), 'w' || (1 + i %% 10), 'failed', now() FROM generate_series(1, %(n)s) i
-           RETURNING id)
-INSERT INTO cyclone.cyclone_steps (run_id, node, handler, state, finished_at, error, error_kind)
-SELECT r.id, 'a', 'a', 'discarded', now(), 'boom',
+           RETURNING id, workflow)
+INSERT INTO cyclone.cyclone_steps (run_id, workflow, node, handler, state, finished_at, error, error_kind)
+SELECT r.id, r.workflow, 'a', 'a', 'discarded', now(), 'boom',
        (ARRAY['error', 'timeout', 'panic'])[1 + abs(hashtext(r.id::text)) %% 3]
   FROM r;
 """
@@ -43,9 +43,9 @@ SELECT r.id, 'a', 'a', 'discarded', now(), 'boom',
 # Live runs: a available (one in five running, under one of eight workers), b pending.
 LIVE = """
 WITH r AS (INSERT INTO cyclone.cyclone_runs (id, workflow, state)
-           SELECT gen_random_uuid(), 'w' || (1 + i %% 10), 'running' FROM generate_series(1, %(n)s) i RETURNING id)
-INSERT INTO cyclone.cyclone_steps (run_id, node, handler, state)
-SELECT r.id, v.n, v.n, CASE WHEN v.n = 'a' THEN 'available' ELSE 'pending' END
+           SELECT gen_random_uuid(), 'w' || (1 + i %% 10), 'running' FROM generate_series(1, %(n)s) i RETURNING id, workflow)
+INSERT INTO cyclone.cyclone_steps (run_id, workflow, node, handler, state)
+SELECT r.id, r.workflow, v.n, v.n, CASE WHEN v.n = 'a' THEN 'available' ELSE 'pending' END
   FROM r CROSS JOIN (VALUES ('a'), ('b')) v(n);
 UPDATE cyclone.cyclone_steps SET state = 'running', lease_owner = 'worker-' || (id %% 8),
        lease_expiry = now() + interval '30 seconds', started_at = now()

@@ -50,3 +50,27 @@ def test_deploy_revert_deploy_verify_on_an_empty_database(empty_db: str, templat
     db.sqitch(["deploy"], empty_db, quiet=True)
     db.sqitch(["verify"], empty_db, quiet=True)
     assert schema_objects(empty_db)[0]
+
+
+def test_an_upgrade_gives_existing_steps_their_runs_workflow(empty_db: str, template_db: str) -> None:
+    # step_workflow (after v0.12.0) adds cyclone_steps.workflow NOT NULL: a
+    # database with runs of the release before keeps every step, each with its
+    # run's workflow, and the views read it.
+    db.sqitch(["deploy", "--to", "@v0.12.0"], empty_db, quiet=True)
+    with psycopg.connect(empty_db, autocommit=True) as c:
+        c.execute("""SELECT cyclone.define_workflow('parent', '{"nodes": [{"name": "a"},
+                     {"name": "c", "kind": "child", "workflow": "kid", "deps": ["a"]}]}')""")
+        c.execute("""SELECT cyclone.define_workflow('kid', '{"nodes": [{"name": "k"}]}')""")
+        c.execute("SELECT cyclone.submit('parent') FROM generate_series(1, 3)")
+        c.execute("SELECT cyclone.submit_many('kid', ARRAY['{}', '{}']::jsonb[])")
+    db.sqitch(["deploy"], empty_db, quiet=True)
+    with psycopg.connect(empty_db) as c:
+        rows = c.execute(
+            "SELECT s.workflow, count(*)::int FROM cyclone.cyclone_steps s JOIN cyclone.cyclone_runs r"
+            " ON r.id = s.run_id AND r.workflow = s.workflow GROUP BY 1 ORDER BY 1").fetchall()
+        steps = c.execute("SELECT count(*)::int FROM cyclone.cyclone_steps").fetchone()
+        by_view = c.execute(
+            "SELECT workflow, count(*)::int FROM cyclone.cyclone_v_steps GROUP BY 1 ORDER BY 1").fetchall()
+    assert rows == [("kid", 2), ("parent", 6)]
+    assert steps == (8,)
+    assert by_view == rows

@@ -1,5 +1,5 @@
 -- Deploy cyclone:runs
--- requires: runs@v0.6.0 tables clock step_errors limits traces
+-- requires: runs@v0.12.0 tables clock step_errors limits traces step_workflow
 -- A run's life below the DAG: the lock order, creating runs with their steps,
 -- discarding steps, and ending a run with everything still live in it. The DAG
 -- (advance.sql) decides when these happen; nothing here reaches a step, applies
@@ -8,16 +8,20 @@
 -- Reworked after v0.4.0: _insert_steps fixes each step's limit buckets (SPEC 12).
 -- Reworked after v0.6.0: _create_runs keeps a traceparent on the runs it creates
 -- (traces.sql); a child run takes its parent's.
+-- Reworked after v0.12.0: _insert_steps takes the workflow and writes it on
+-- each step (step_workflow.sql); its four-argument form is dropped.
 --
 -- Lock order, everywhere: a run's ancestors first (root down), then the run row,
 -- then its steps, then limit bucket rows (cyclone_buckets), last and by id.
 -- _lock_run() takes the run locks; every transition that touches a run calls
 -- it before it updates a step, and the DAG advance runs under it. A function
 -- that locks several runs locks them in order of _root_run(), then id. Only
--- claim locks bucket rows (after its steps, which it takes with SKIP LOCKED and
--- so never waits for), all of them in one statement ordered by id; a step that
--- leaves running gives its slots back by deleting its own slot rows
--- (limits.sql), with no bucket lock, so no release path waits for a claim.
+-- claim locks bucket rows, after its steps (which it takes with SKIP LOCKED and
+-- so never waits for), and never waits for one either: it takes free slots and
+-- rate tokens with SKIP LOCKED, and a bucket row only to add slots or mark it
+-- held back, where it gets the lock at once (limits.sql, claim.sql). A step that leaves running gives
+-- its slots back through a trigger (limits.sql), with no bucket lock, so no
+-- release path waits for a claim.
 BEGIN;
 
 -- Locks the run row (after its ancestors, root first) and returns it; NULL when
@@ -83,21 +87,23 @@ AS $$
     SELECT a.id FROM cyclone._ancestors(p_run_id) a WHERE a.parent IS NULL
 $$;
 
--- Inserts the steps of new runs (one input per run): root tasks available at
+-- Inserts the steps of new runs of p_workflow (one input per run), each with
+-- the workflow's name (step_workflow.sql): root tasks available at
 -- p_scheduled_at, everything else pending. A task node's limits (SPEC 12) name
 -- its buckets from the run input, fixed here: the bucket rows are created when
 -- new, and the step records their ids, its queue bucket and its fairness group.
-CREATE OR REPLACE FUNCTION cyclone._insert_steps(p_run_ids uuid[], p_inputs jsonb[], p_definition jsonb,
-                                                 p_scheduled_at timestamptz)
+DROP FUNCTION cyclone._insert_steps(uuid[], jsonb[], jsonb, timestamptz);
+CREATE OR REPLACE FUNCTION cyclone._insert_steps(p_workflow text, p_run_ids uuid[], p_inputs jsonb[],
+                                                 p_definition jsonb, p_scheduled_at timestamptz)
 RETURNS void
 LANGUAGE plpgsql
 AS $$
 BEGIN
     -- PL/pgSQL, not SQL, so that the plan is cached: submit is a hot path too.
     IF NOT jsonb_path_exists(p_definition, '$.nodes[*].limits') THEN
-        INSERT INTO cyclone_steps (run_id, node, handler, kind, state, deps, on_dep_failure, priority,
+        INSERT INTO cyclone_steps (run_id, workflow, node, handler, kind, state, deps, on_dep_failure, priority,
                                    max_attempts, timeout, signal, child_workflow, max_wait, input, scheduled_at)
-        SELECT r.id, n.name, n.handler, n.kind,
+        SELECT r.id, p_workflow, n.name, n.handler, n.kind,
                CASE WHEN n.kind = 'task' AND cardinality(n.deps) = 0 THEN 'available' ELSE 'pending' END,
                n.deps, n.on_dep_failure, n.priority, n.max_attempts, n.timeout, n.signal, n.workflow,
                n.max_wait, r.input, p_scheduled_at
@@ -118,10 +124,10 @@ BEGIN
      ORDER BY 1, 2
     ON CONFLICT (limit_name, bucket) DO NOTHING;
 
-    INSERT INTO cyclone_steps (run_id, node, handler, kind, state, deps, on_dep_failure, priority,
+    INSERT INTO cyclone_steps (run_id, workflow, node, handler, kind, state, deps, on_dep_failure, priority,
                                max_attempts, timeout, signal, child_workflow, max_wait, input, scheduled_at,
                                buckets, queue_bucket, fair_bucket)
-    SELECT r.id, n.name, n.handler, n.kind,
+    SELECT r.id, p_workflow, n.name, n.handler, n.kind,
            CASE WHEN n.kind = 'task' AND cardinality(n.deps) = 0 THEN 'available' ELSE 'pending' END,
            n.deps, n.on_dep_failure, n.priority, n.max_attempts, n.timeout, n.signal, n.workflow,
            n.max_wait, r.input, p_scheduled_at,
@@ -193,7 +199,7 @@ BEGIN
             RETURN '{}'::uuid[];
         END IF;
     END IF;
-    PERFORM cyclone._insert_steps(v_ids, p_inputs, p_definition, coalesce(p_run_at, v_now));
+    PERFORM cyclone._insert_steps(p_workflow, v_ids, p_inputs, p_definition, coalesce(p_run_at, v_now));
     RETURN v_ids;
 END
 $$;

@@ -1,8 +1,6 @@
--- Revert cyclone:list_pages
+-- Revert cyclone:list_pages (back to its v0.12.0 deploy: its indexes stay)
 BEGIN;
 
-DROP INDEX cyclone.cyclone_runs_created, cyclone.cyclone_runs_workflow_created, cyclone.cyclone_runs_state_created,
-           cyclone.cyclone_runs_key,
-           cyclone.cyclone_steps_dlq_page, cyclone.cyclone_steps_dlq_kind_page;
+DROP INDEX cyclone.cyclone_steps_dlq_workflow_page;
 
 COMMIT;

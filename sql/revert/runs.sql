@@ -1,10 +1,12 @@
--- Revert cyclone:runs (back to its v0.6.0 deploy script, below)
+-- Revert cyclone:runs (back to its v0.12.0 deploy script, below)
 -- A run's life below the DAG: the lock order, creating runs with their steps,
 -- discarding steps, and ending a run with everything still live in it. The DAG
 -- (advance.sql) decides when these happen; nothing here reaches a step, applies
 -- a failure policy or tells a parent run. Internal: granted to no role.
 -- Reworked after v0.2.0: every discard is kept in cyclone_step_errors.
 -- Reworked after v0.4.0: _insert_steps fixes each step's limit buckets (SPEC 12).
+-- Reworked after v0.6.0: _create_runs keeps a traceparent on the runs it creates
+-- (traces.sql); a child run takes its parent's.
 --
 -- Lock order, everywhere: a run's ancestors first (root down), then the run row,
 -- then its steps, then limit bucket rows (cyclone_buckets), last and by id.
@@ -17,7 +19,7 @@
 -- (limits.sql), with no bucket lock, so no release path waits for a claim.
 BEGIN;
 
-DROP FUNCTION cyclone._create_runs(text, jsonb, jsonb[], interval, text, timestamptz, uuid, bigint, text);
+DROP FUNCTION cyclone._insert_steps(text, uuid[], jsonb[], jsonb, timestamptz);
 
 -- Locks the run row (after its ancestors, root first) and returns it; NULL when
 -- there is no such run.
@@ -151,10 +153,12 @@ $$;
 -- available at p_run_at or now, the rest pending. Returns the new runs' ids;
 -- none when p_idempotency_key was already used for the workflow. A key is
 -- given with one input and no parent (submit). Root wait and child nodes are
--- the caller's to reach.
+-- the caller's to reach. Each run keeps p_traceparent (checked by the caller),
+-- except a child run, which takes its parent's: the whole tree is one trace.
+DROP FUNCTION IF EXISTS cyclone._create_runs(text, jsonb, jsonb[], interval, text, timestamptz, uuid, bigint);
 CREATE OR REPLACE FUNCTION cyclone._create_runs(
     p_workflow text, p_definition jsonb, p_inputs jsonb[], p_deadline interval, p_idempotency_key text,
-    p_run_at timestamptz, p_parent_run_id uuid, p_parent_step_id bigint)
+    p_run_at timestamptz, p_parent_run_id uuid, p_parent_step_id bigint, p_traceparent text DEFAULT NULL)
 RETURNS uuid[]
 LANGUAGE plpgsql
 AS $$
@@ -162,7 +166,11 @@ DECLARE
     v_now timestamptz := cyclone.now();
     v_deadline timestamptz := CASE WHEN p_deadline > interval '0' THEN v_now + p_deadline END;
     v_ids uuid[];
+    v_traceparent text := p_traceparent;
 BEGIN
+    IF p_parent_run_id IS NOT NULL THEN
+        SELECT r.traceparent INTO v_traceparent FROM cyclone_runs r WHERE r.id = p_parent_run_id;
+    END IF;
     -- Ids are made first, so that they come back in input order. One input
     -- (submit, a child run) takes a plain expression: a query costs more.
     IF cardinality(p_inputs) = 1 THEN
@@ -173,12 +181,14 @@ BEGIN
     IF p_idempotency_key IS NULL THEN
         -- No ON CONFLICT without a key: its speculative insertion costs every row.
         INSERT INTO cyclone_runs (id, workflow, input, created_at, started_at, deadline_at,
-                                  parent_run_id, parent_step_id)
-        SELECT r.id, p_workflow, r.input, v_now, v_now, v_deadline, p_parent_run_id, p_parent_step_id
+                                  parent_run_id, parent_step_id, traceparent)
+        SELECT r.id, p_workflow, r.input, v_now, v_now, v_deadline, p_parent_run_id, p_parent_step_id,
+               v_traceparent
           FROM unnest(v_ids, p_inputs) AS r(id, input);
     ELSE
-        INSERT INTO cyclone_runs (id, workflow, input, created_at, started_at, deadline_at, idempotency_key)
-        VALUES (v_ids[1], p_workflow, p_inputs[1], v_now, v_now, v_deadline, p_idempotency_key)
+        INSERT INTO cyclone_runs (id, workflow, input, created_at, started_at, deadline_at, idempotency_key,
+                                  traceparent)
+        VALUES (v_ids[1], p_workflow, p_inputs[1], v_now, v_now, v_deadline, p_idempotency_key, v_traceparent)
         ON CONFLICT (workflow, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING;
         IF NOT FOUND THEN
             RETURN '{}'::uuid[];
