@@ -343,3 +343,28 @@ def timed(what: str) -> Iterator[None]:
         yield
     finally:
         logger.info("%s: %.1fs", what, time.perf_counter() - t)
+
+
+_TPS_RE = re.compile(r"^tps = ([0-9.]+) \(without initial connection time\)", re.M)
+_XACTS_RE = re.compile(r"^number of transactions actually processed: ([0-9]+)", re.M)
+_LAT_RE = re.compile(r"^latency average = ([0-9.]+) ms", re.M)
+
+
+def pgbench(dsn: str, args: list[str]) -> dict[str, Any]:
+    """Runs pgbench with ``args`` against ``dsn``: tps, transactions, average latency, WAL per transaction."""
+    cmd = [str(db.PG_BIN / "pgbench"), *args]
+    with psycopg.connect(dsn, autocommit=True) as c:
+        lsn = wal_lsn(c)
+    proc = subprocess.run(cmd, env=db.pg_env(dsn), capture_output=True, text=True, cwd=ROOT)
+    with psycopg.connect(dsn, autocommit=True) as c:
+        wal = wal_bytes_since(c, lsn)
+    if proc.returncode != 0:
+        raise RuntimeError(f"pgbench {' '.join(args)} failed ({proc.returncode}): {proc.stderr.strip()[-500:]}")
+    out = proc.stdout
+    tps, xacts, lat = _TPS_RE.search(out), _XACTS_RE.search(out), _LAT_RE.search(out)
+    if not tps or not xacts:
+        raise RuntimeError(f"cannot parse pgbench output: {out[-500:]}")
+    n = int(xacts.group(1))
+    return {"tps": round(float(tps.group(1)), 1), "transactions": n,
+            "latency_avg_ms": float(lat.group(1)) if lat else None,
+            "wal_bytes_per_xact_clusterwide": round(wal / n, 1) if n else None}

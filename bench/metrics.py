@@ -43,7 +43,8 @@ SELECT r.id, r.workflow, 'a', 'a', 'discarded', now(), 'boom',
 # Live runs: a available (one in five running, under one of eight workers), b pending.
 LIVE = """
 WITH r AS (INSERT INTO cyclone.cyclone_runs (id, workflow, state)
-           SELECT gen_random_uuid(), 'w' || (1 + i %% 10), 'running' FROM generate_series(1, %(n)s) i RETURNING id, workflow)
+           SELECT gen_random_uuid(), 'w' || (1 + i %% 10), 'running' FROM generate_series(1, %(n)s) i
+           RETURNING id, workflow)
 INSERT INTO cyclone.cyclone_steps (run_id, workflow, node, handler, state)
 SELECT r.id, r.workflow, v.n, v.n, CASE WHEN v.n = 'a' THEN 'available' ELSE 'pending' END
   FROM r CROSS JOIN (VALUES ('a'), ('b')) v(n);

@@ -18,6 +18,7 @@ KEYS = (
     "sql_ratio_vs_pgbench", "claim_ms_10k", "claim_ms_1m", "claim_1m_vs_10k", "size_ratio_after_prune",
     "tick_ms_dead_letters", "tick_ms_no_schedules", "tick_ms_1000_schedules", "tick_1000_schedules_vs_none",
     "metrics_ms", "metrics_history_ratio", "metrics_dead_letters_ratio",
+    "submit_runs_s", "submit_ratio_vs_raw", "submit_many_runs_s", "submit_many_ratio_vs_raw",
 )
 
 SETTINGS = (
@@ -46,6 +47,8 @@ TARGETS = (
     Target("size_ratio_after_prune", "size after prune", "<= 1.2 (within 20%)", lambda v: v <= 1.2),
     Target("tick_ms_1000_schedules", "tick, 1,000 schedules", "<= 20 ms", lambda v: v <= 20),
     Target("metrics_ms", "metrics() scrape", "<= 50 ms", lambda v: v <= 50),
+    Target("submit_ratio_vs_raw", "submit / raw insert", ">= 0.9", lambda v: v >= 0.9),
+    Target("submit_many_ratio_vs_raw", "submit_many / raw insert", ">= 0.9", lambda v: v >= 0.9),
 )
 
 
@@ -132,6 +135,8 @@ def table(results: dict[str, Any]) -> str:
         ("tick, no schedule", "tick_ms_no_schedules", "ms", ""),
         ("tick, 1,000 schedules", "tick_ms_1000_schedules", "ms", "none due"),
         ("metrics() scrape", "metrics_ms", "ms", f"{(sizes.get('drain_runs') or 0) * 100} finished steps"),
+        ("submit (pgbench)", "submit_runs_s", "runs/s", "10 clients, one a transaction"),
+        ("submit_many of 1,000 (pgbench)", "submit_many_runs_s", "runs/s", "2 clients"),
     ]
     w = max(len(r[0]) for r in rows)
     for label, key, unit, note in rows:

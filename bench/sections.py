@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import statistics
 import subprocess
 import sys
@@ -40,6 +39,7 @@ from bench.harness import Databases
 from bench.metrics import metrics
 from bench.profile import profile
 from bench.schedules import schedules
+from bench.submit import submit
 from cyclone_py import Client, db
 
 logger = logging.getLogger(__name__)
@@ -322,30 +322,6 @@ def latency(dbs: Databases, cfg: Config) -> dict[str, Any]:
 
 # -- 4. sql ceiling ------------------------------------------------------------------
 
-_TPS_RE = re.compile(r"^tps = ([0-9.]+) \(without initial connection time\)", re.M)
-_XACTS_RE = re.compile(r"^number of transactions actually processed: ([0-9]+)", re.M)
-_LAT_RE = re.compile(r"^latency average = ([0-9.]+) ms", re.M)
-
-
-def _pgbench(dsn: str, args: list[str]) -> dict[str, Any]:
-    cmd = [str(db.PG_BIN / "pgbench"), *args]
-    with _connect(dsn) as c:
-        lsn = harness.wal_lsn(c)
-    proc = subprocess.run(cmd, env=db.pg_env(dsn), capture_output=True, text=True, cwd=harness.ROOT)
-    with _connect(dsn) as c:
-        wal = harness.wal_bytes_since(c, lsn)
-    if proc.returncode != 0:
-        raise RuntimeError(f"pgbench {' '.join(args)} failed ({proc.returncode}): {proc.stderr.strip()[-500:]}")
-    out = proc.stdout
-    tps, xacts, lat = _TPS_RE.search(out), _XACTS_RE.search(out), _LAT_RE.search(out)
-    if not tps or not xacts:
-        raise RuntimeError(f"cannot parse pgbench output: {out[-500:]}")
-    n = int(xacts.group(1))
-    return {"tps": round(float(tps.group(1)), 1), "transactions": n,
-            "latency_avg_ms": float(lat.group(1)) if lat else None,
-            "wal_bytes_per_xact_clusterwide": round(wal / n, 1) if n else None}
-
-
 def sql_ceiling(dbs: Databases, cfg: Config) -> dict[str, Any]:
     common = ["-c", str(CONCURRENCY), "-j", "2", "-T", str(cfg.sql_seconds), "-M", "prepared"]
     dsn = dbs.fresh("sql")
@@ -355,7 +331,7 @@ def sql_ceiling(dbs: Databases, cfg: Config) -> dict[str, Any]:
         with _connect(dsn) as c:
             harness.noop_runs(c, prefill)
             harness.analyze(c, "cyclone.cyclone_runs", "cyclone.cyclone_steps")
-        ours = _pgbench(dsn, ["-n", "-f", str(PGBENCH_SCRIPT), *common])
+        ours = harness.pgbench(dsn, ["-n", "-f", str(PGBENCH_SCRIPT), *common])
         with _connect(dsn) as c:
             left = c.execute("SELECT count(*) FROM cyclone.cyclone_steps WHERE state = 'available'").fetchone()
             done = c.execute("SELECT count(*) FROM cyclone.cyclone_steps WHERE state = 'completed'").fetchone()
@@ -372,7 +348,7 @@ def sql_ceiling(dbs: Databases, cfg: Config) -> dict[str, Any]:
         init = subprocess.run(cmd, env=db.pg_env(pdsn), capture_output=True, text=True)
         if init.returncode != 0:
             raise RuntimeError(f"pgbench -i failed: {init.stderr.strip()[-500:]}")
-        theirs = _pgbench(pdsn, ["-N", *common])
+        theirs = harness.pgbench(pdsn, ["-N", *common])
         theirs["scale"] = cfg.pgbench_scale
     finally:
         dbs.drop(pdsn)
@@ -569,4 +545,5 @@ def scale(dbs: Databases, cfg: Config) -> dict[str, Any]:
 
 
 SECTIONS = {"drain": drain, "dag": dag, "latency": latency, "sql": sql_ceiling, "scale": scale,
-            "profile": profile, "schedules": schedules, "metrics": metrics}
+            "profile": profile, "schedules": schedules, "metrics": metrics,
+            "submit": submit}
