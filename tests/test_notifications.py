@@ -2,6 +2,8 @@
 
 pgTAP cannot see notifications (they are delivered at commit and its tests roll
 back), so these tests commit real transactions and listen like a worker does.
+A wake-up is sent only while a worker waits for work (wakeups.sql): the
+listener below waits as a worker does, with a claim that came back short.
 """
 
 from __future__ import annotations
@@ -16,12 +18,27 @@ Conn = psycopg.Connection[tuple[object, ...]]
 
 
 @pytest.fixture
-def listener(dsn: str) -> Iterator[Conn]:
+def ears(dsn: str) -> Iterator[Conn]:
+    """A connection listening on the engine's channels, no worker waiting."""
     with psycopg.connect(dsn, autocommit=True) as c:
         c.execute("LISTEN cyclone_wakeup")
         c.execute("LISTEN cyclone_cancel")
         c.execute("LISTEN cyclone_discard")
         yield c
+
+
+@pytest.fixture
+def listener(ears: Conn) -> Conn:
+    """The channels of a worker that waits: its claim (of a handler nobody
+    submits) came back short."""
+    wait(ears, "listener")
+    return ears
+
+
+def wait(conn: Conn, worker: str, ttl: str = "30 seconds") -> None:
+    """A claim by ``worker`` that comes back short: the worker waits for work."""
+    assert conn.execute("SELECT count(*) FROM cyclone.claim(%s, ARRAY['nothing'], 1, %s::interval)",
+                        (worker, ttl)).fetchone() == (0,)
 
 
 def drain(listener: Conn) -> list[tuple[str, str]]:
@@ -97,3 +114,33 @@ def test_a_reclaim_wakes_workers(conn: Conn, listener: Conn) -> None:
     drain(listener)
     conn.execute("SELECT cyclone.sweep()")
     assert drain(listener) == [("cyclone_wakeup", "")]
+
+
+def test_no_wakeup_while_no_worker_waits(conn: Conn, ears: Conn) -> None:
+    define(conn, "quiet", [{"name": "a"}, {"name": "b", "deps": ["a"]}])
+    conn.execute("SELECT cyclone.submit('quiet')")
+    row = conn.execute("SELECT step_id, lease_generation FROM cyclone.claim('w', NULL, 1)").fetchone()
+    assert row is not None  # a full claim: w is busy, not waiting
+    conn.execute("SELECT cyclone.complete(%s, 'w', %s, '{}')", row)
+    assert drain(ears) == []
+
+
+def test_a_short_claim_waits_and_a_full_claim_stops_waiting(conn: Conn, ears: Conn) -> None:
+    define(conn, "one", [{"name": "a"}])
+    wait(conn, "w")
+    conn.execute("SELECT cyclone.submit('one')")
+    assert drain(ears) == [("cyclone_wakeup", "")]
+    assert conn.execute("SELECT count(*) FROM cyclone.claim('w', NULL, 1)").fetchone() == (1,)
+    conn.execute("SELECT cyclone.submit('one')")
+    assert drain(ears) == []
+
+
+def test_a_waiting_worker_is_forgotten_after_its_lease_ttl(conn: Conn, ears: Conn) -> None:
+    define(conn, "one", [{"name": "a"}])
+    wait(conn, "w", "10 seconds")
+    conn.execute("SELECT cyclone.advance_time('9 seconds')")
+    conn.execute("SELECT cyclone.submit('one')")
+    assert drain(ears) == [("cyclone_wakeup", "")]
+    conn.execute("SELECT cyclone.advance_time('2 seconds')")
+    conn.execute("SELECT cyclone.submit('one')")
+    assert drain(ears) == []

@@ -1,5 +1,5 @@
 -- Deploy cyclone:advance
--- requires: advance@v0.6.0 runs clock
+-- requires: advance@v0.12.0 runs clock wakeups
 -- The DAG (SPEC section 8): starting runs, reaching steps whose dependencies
 -- completed, finishing runs, the discard policy (contain a failure to its
 -- branch, or fail the run), and telling a parent run that its child ended.
@@ -9,6 +9,8 @@
 -- to no role.
 -- Reworked after v0.2.0: one wording for a missing object, '<what> not found'.
 -- Reworked after v0.6.0: _start_runs passes on a traceparent (SPEC 5, traces.sql).
+-- Reworked after v0.12.0: wake-ups go through _wake() (wakeups.sql), which
+-- sends one only while a worker waits for work.
 BEGIN;
 
 -- Starts runs: creates them with their steps (runs.sql), reaches root wait and
@@ -43,7 +45,7 @@ BEGIN
         PERFORM cyclone._advance_runs(v_ids);
     END IF;
     IF p_run_at IS NULL OR p_run_at <= cyclone.now() THEN
-        PERFORM pg_notify('cyclone_wakeup', '');
+        PERFORM cyclone._wake();
     END IF;
     RETURN v_ids;
 END
@@ -134,7 +136,7 @@ BEGIN
            AND NOT EXISTS (SELECT 1 FROM cyclone_steps d
                             WHERE d.run_id = p_run_id AND d.node = ANY (s.deps) AND d.state <> 'completed');
         IF FOUND THEN
-            PERFORM pg_notify('cyclone_wakeup', '');
+            PERFORM cyclone._wake();
         END IF;
 
         FOR v_step IN
@@ -265,7 +267,7 @@ BEGIN
        AND cardinality(s.deps) = (SELECT count(*) FROM cyclone_steps d
                                    WHERE d.run_id = s.run_id AND d.node = ANY (s.deps) AND d.state = 'completed');
     IF FOUND THEN
-        PERFORM pg_notify('cyclone_wakeup', '');
+        PERFORM cyclone._wake();
     END IF;
     FOR v_run_id IN
         SELECT DISTINCT s.run_id FROM cyclone_steps s

@@ -1,5 +1,5 @@
 -- Deploy cyclone:claim
--- requires: claim@v0.11.0 tables checks clock limits traces fail
+-- requires: claim@v0.12.0 tables checks clock limits traces fail wakeups
 -- claim() and renew(): the lease half of the worker protocol (SPEC section 6);
 -- the history of its reworks is in claim@v0.11.0.sql, whose helpers (the limits'
 -- enforcement: _limited_queues, _limited_candidates, _admit) and renew() are
@@ -8,9 +8,10 @@
 -- a trailing column read from the row it updates (SPEC 14: a retry's span
 -- links to the previous attempt's). A new return type needs the function
 -- dropped and created again.
+-- Reworked after v0.12.0: a claim that comes back with fewer steps than asked
+-- records its worker as waiting for work, one that comes back full forgets it
+-- (wakeups.sql: wake-ups are sent only while a worker waits).
 BEGIN;
-
-DROP FUNCTION cyclone.claim(text, text[], int, interval, text[]);
 
 CREATE OR REPLACE FUNCTION cyclone.claim(
     p_worker text,
@@ -82,6 +83,7 @@ BEGIN
             v_ids := cyclone._admit(v_ids || v_limited, p_limit, v_now);
         END IF;
     END IF;
+    PERFORM cyclone._claimed(p_worker, p_limit, cardinality(v_ids), p_lease_ttl, v_now);
     IF cardinality(v_ids) = 0 THEN
         RETURN;
     END IF;

@@ -1,4 +1,4 @@
--- Revert cyclone:advance (back to its v0.6.0 deploy script, below)
+-- Revert cyclone:advance (back to its v0.12.0 deploy script, below)
 -- The DAG (SPEC section 8): starting runs, reaching steps whose dependencies
 -- completed, finishing runs, the discard policy (contain a failure to its
 -- branch, or fail the run), and telling a parent run that its child ended.
@@ -7,18 +7,19 @@
 -- holds the run locks first, in the order runs.sql describes. Internal: granted
 -- to no role.
 -- Reworked after v0.2.0: one wording for a missing object, '<what> not found'.
+-- Reworked after v0.6.0: _start_runs passes on a traceparent (SPEC 5, traces.sql).
 BEGIN;
-
-DROP FUNCTION cyclone._start_runs(text, jsonb[], interval, text, timestamptz, uuid, bigint, text);
 
 -- Starts runs: creates them with their steps (runs.sql), reaches root wait and
 -- child nodes, and wakes idle workers when root tasks are due now. Returns the
 -- ids in input order; an idempotency key already used returns that run's id and
 -- creates nothing. Unknown workflow: P0002. The one path every run is made by:
--- submit, submit_many and child nodes.
+-- submit, submit_many and child nodes. p_traceparent is kept on each run (a
+-- child run takes its parent's instead: _create_runs).
+DROP FUNCTION IF EXISTS cyclone._start_runs(text, jsonb[], interval, text, timestamptz, uuid, bigint);
 CREATE OR REPLACE FUNCTION cyclone._start_runs(
     p_workflow text, p_inputs jsonb[], p_deadline interval, p_idempotency_key text,
-    p_run_at timestamptz, p_parent_run_id uuid, p_parent_step_id bigint)
+    p_run_at timestamptz, p_parent_run_id uuid, p_parent_step_id bigint, p_traceparent text DEFAULT NULL)
 RETURNS uuid[]
 LANGUAGE plpgsql
 AS $$
@@ -31,7 +32,7 @@ BEGIN
         RAISE EXCEPTION 'workflow "%" not found', p_workflow USING ERRCODE = 'P0002';
     END IF;
     v_ids := cyclone._create_runs(p_workflow, v_definition, p_inputs, p_deadline, p_idempotency_key,
-                                  p_run_at, p_parent_run_id, p_parent_step_id);
+                                  p_run_at, p_parent_run_id, p_parent_step_id, p_traceparent);
     IF cardinality(v_ids) = 0 THEN
         RETURN ARRAY(SELECT r.id FROM cyclone_runs r
                       WHERE r.workflow = p_workflow AND r.idempotency_key = p_idempotency_key);

@@ -1,4 +1,12 @@
--- Revert cyclone:claim (back to the claim of its v0.11.0 deploy script)
+-- Revert cyclone:claim (back to its v0.12.0 deploy script, below)
+-- claim() and renew(): the lease half of the worker protocol (SPEC section 6);
+-- the history of its reworks is in claim@v0.11.0.sql, whose helpers (the limits'
+-- enforcement: _limited_queues, _limited_candidates, _admit) and renew() are
+-- unchanged. Reworked after v0.11.0: claim returns previous_span, the span the
+-- step's last failed execution reported to fail() (fail.sql: failed_span), as
+-- a trailing column read from the row it updates (SPEC 14: a retry's span
+-- links to the previous attempt's). A new return type needs the function
+-- dropped and created again.
 BEGIN;
 
 DROP FUNCTION cyclone.claim(text, text[], int, interval, text[]);
@@ -11,7 +19,7 @@ CREATE OR REPLACE FUNCTION cyclone.claim(
     p_workflows text[] DEFAULT NULL)
 RETURNS TABLE (step_id bigint, run_id uuid, workflow text, node text, handler text, kind text,
                attempt int, max_attempts int, lease_generation bigint, timeout interval,
-               input jsonb, deps jsonb, traceparent text)
+               input jsonb, deps jsonb, traceparent text, previous_span text)
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = cyclone, pg_temp
@@ -90,14 +98,14 @@ BEGIN
                started_at = v_now
          WHERE s.id = ANY (v_ids)
         RETURNING s.id, s.run_id, s.node, s.handler, s.kind, s.attempt, s.max_attempts,
-                  s.lease_generation, s.timeout, s.input, s.deps
+                  s.lease_generation, s.timeout, s.input, s.deps, s.failed_span
     )
     SELECT c.id, c.run_id, r.workflow, c.node, c.handler, c.kind, c.attempt, c.max_attempts,
            c.lease_generation, c.timeout, c.input,
            CASE WHEN cardinality(c.deps) = 0 THEN '{}'::jsonb
                 ELSE (SELECT coalesce(jsonb_object_agg(d.node, d.output), '{}')
                         FROM cyclone_steps d WHERE d.run_id = c.run_id AND d.node = ANY (c.deps)) END,
-           r.traceparent
+           r.traceparent, c.failed_span
       FROM claimed c
       JOIN cyclone_runs r ON r.id = c.run_id
      ORDER BY array_position(v_ids, c.id);
@@ -105,8 +113,8 @@ END
 $$;
 COMMENT ON FUNCTION cyclone.claim(text, text[], int, interval, text[]) IS
     'Lease up to p_limit due steps of running runs (SPEC section 6), of the given handlers and workflows '
-    '(NULL = any), within their limits (SPEC 12). Returns input, deps outputs and the run''s traceparent, '
-    'in claim order.';
+    '(NULL = any), within their limits (SPEC 12). Returns input, deps outputs, the run''s traceparent and '
+    'the span of the step''s last failed execution, in claim order.';
 
 REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA cyclone FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cyclone.claim(text, text[], int, interval, text[]) TO cyclone_worker, cyclone_admin;

@@ -1,35 +1,76 @@
--- Revert cyclone:limits (back to its v0.7.0 deploy: a claim locks its bucket
--- rows, a slot released goes away, and the claim times of a rate window are
--- pruned once they leave it; the functions below are the v0.6.0 deploy's, the
--- trigger's search_path pinned)
+-- Revert cyclone:limits (back to its v0.12.0 deploy: the release trigger
+-- notifies whenever it frees room for a held-back step)
 BEGIN;
 
-DROP TRIGGER cyclone_steps_release_slots ON cyclone.cyclone_steps;
-DROP TABLE cyclone.cyclone_free_slots;
-ALTER TABLE cyclone.cyclone_slots ADD CONSTRAINT cyclone_slots_bucket_id_fkey
-    FOREIGN KEY (bucket_id) REFERENCES cyclone.cyclone_buckets (id) ON DELETE CASCADE;
-ALTER TABLE cyclone.cyclone_buckets DROP COLUMN debt, DROP COLUMN held_back;
-ALTER TABLE cyclone.cyclone_bucket_claims DROP COLUMN id;
-COMMENT ON TABLE cyclone.cyclone_bucket_claims IS 'Claim times per rate-limited bucket, kept while inside its period.';
-
+-- A running step that leaves running (complete, complete_many, fail, sweep,
+-- cancel, deadline, a run failing fast: any UPDATE of its state) gives its
+-- slots back in the same statement: each is free again, or pays one of its
+-- bucket's debt (dropped). When a claim found one of its buckets full with
+-- steps queued (held_back) and a limited step is due, a held-back step may now
+-- run: wake idle workers (SPEC 5). A slot of a bucket with room frees nobody,
+-- and sends nothing (a NOTIFY serialises commits).
+-- A statement trigger over the statement's old and new rows, not a row
+-- trigger: complete_many gives back a batch's slots in three statements,
+-- where a trigger per step cost more than the completion itself. Every UPDATE
+-- of steps (a claim, a renew) fires it; one pass over its old rows ends it when
+-- none was a running limited step.
 CREATE OR REPLACE FUNCTION cyclone._release_slots()
 RETURNS trigger
 LANGUAGE plpgsql
 SET search_path = cyclone, pg_temp
 AS $$
+DECLARE
+    v_buckets bigint[];
+    v_held_back boolean;
+    v_freed int;
+    v_bucket bigint;
+    v_wake boolean := false;
 BEGIN
-    DELETE FROM cyclone_slots s WHERE s.step_id = OLD.id;
-    IF NOT FOUND THEN
+    IF NOT EXISTS (SELECT 1 FROM old_steps o WHERE o.state = 'running' AND o.buckets <> '{}') THEN
+        RETURN NULL;
+    END IF;
+    WITH released AS (
+        -- By index, whatever the planner guesses of the transition tables.
+        DELETE FROM cyclone_slots s
+         WHERE s.step_id = ANY (ARRAY(SELECT o.id FROM old_steps o JOIN new_steps n ON n.id = o.id
+                                       WHERE o.state = 'running' AND n.state <> 'running' AND o.buckets <> '{}'))
+        RETURNING s.bucket_id
+    )
+    SELECT array_agg(r.bucket_id ORDER BY r.bucket_id), bool_or(k.held_back)
+      INTO v_buckets, v_held_back
+      FROM released r JOIN cyclone_buckets k ON k.id = r.bucket_id;
+    IF v_buckets IS NULL THEN
         RETURN NULL;  -- rate-only buckets hold no slot
     END IF;
-    PERFORM 1
-       FROM unnest(OLD.buckets) AS b(id)
-       JOIN cyclone_buckets k ON k.id = b.id
-       JOIN cyclone_limits l ON l.name = k.limit_name
-      WHERE l.concurrency IS NOT NULL
-        AND (SELECT count(*) FROM (SELECT 1 FROM cyclone_slots x WHERE x.bucket_id = b.id
-                                    LIMIT l.concurrency) y) = l.concurrency - 1;
-    IF FOUND THEN
+    -- The debt is read by the statement that frees the slots: one that waited
+    -- for define_limit's table lock sees the debt it set.
+    INSERT INTO cyclone_free_slots (bucket_id)
+    SELECT u.bucket_id FROM unnest(v_buckets) AS u(bucket_id)
+     WHERE NOT EXISTS (SELECT 1 FROM cyclone_buckets k WHERE k.id = u.bucket_id AND k.debt > 0);
+    GET DIAGNOSTICS v_freed = ROW_COUNT;
+    IF v_freed < cardinality(v_buckets) THEN
+        -- Rare: a lowered concurrency. Each slot not freed pays one of its
+        -- bucket's debt under the bucket row's lock, in id order; a debt
+        -- another release paid meanwhile leaves the slot free after all.
+        FOREACH v_bucket IN ARRAY ARRAY(SELECT u.bucket_id FROM unnest(v_buckets) AS u(bucket_id)
+                                          JOIN cyclone_buckets k ON k.id = u.bucket_id AND k.debt > 0
+                                         ORDER BY u.bucket_id) LOOP
+            UPDATE cyclone_buckets k SET debt = k.debt - 1 WHERE k.id = v_bucket AND k.debt > 0;
+            IF NOT FOUND THEN
+                INSERT INTO cyclone_free_slots (bucket_id) VALUES (v_bucket);
+            END IF;
+        END LOOP;
+    END IF;
+    IF v_held_back THEN
+        -- A claim found a bucket full: wake. The mark is cleared where no
+        -- other transaction holds the bucket row (a release never waits for a
+        -- claim); one left set costs one more wake-up.
+        UPDATE cyclone_buckets k SET held_back = false
+         WHERE k.id = ANY (ARRAY(SELECT b.id FROM cyclone_buckets b WHERE b.id = ANY (v_buckets) AND b.held_back
+                                  FOR UPDATE SKIP LOCKED));
+        v_wake := true;
+    END IF;
+    IF v_wake THEN
         PERFORM 1 FROM cyclone_steps s
          WHERE s.state = 'available' AND s.queue_bucket > 0 AND s.scheduled_at <= cyclone.now()
          LIMIT 1;
@@ -38,83 +79,6 @@ BEGIN
         END IF;
     END IF;
     RETURN NULL;
-END
-$$;
-CREATE TRIGGER cyclone_steps_release_slots
-    AFTER UPDATE OF state ON cyclone.cyclone_steps
-    FOR EACH ROW
-    WHEN (OLD.state = 'running' AND NEW.state <> 'running' AND OLD.buckets <> '{}')
-    EXECUTE FUNCTION cyclone._release_slots();
-
-CREATE OR REPLACE FUNCTION cyclone.define_limit(
-    p_name text,
-    p_concurrency int DEFAULT NULL,
-    p_rate int DEFAULT NULL,
-    p_period interval DEFAULT NULL)
-RETURNS void
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = cyclone, pg_temp
-AS $$
-BEGIN
-    PERFORM cyclone._require_given('define_limit', p_name IS NOT NULL, 'p_name is required');
-    PERFORM cyclone._require('define_limit', cyclone._name_problem(p_name) IS NULL,
-        format('the limit name %s %s', cyclone._shown(p_name), cyclone._name_problem(p_name)));
-    PERFORM cyclone._require('define_limit', p_concurrency IS NOT NULL OR p_rate IS NOT NULL OR p_period IS NOT NULL,
-        'give p_concurrency, or p_rate with p_period, or both');
-    PERFORM cyclone._require('define_limit', (p_rate IS NULL) = (p_period IS NULL),
-        'p_rate and p_period come together');
-    PERFORM cyclone._require('define_limit', coalesce(p_concurrency > 0, true),
-        format('p_concurrency must be positive, got %s', p_concurrency));
-    PERFORM cyclone._require('define_limit', coalesce(p_rate > 0, true), format('p_rate must be positive, got %s', p_rate));
-    PERFORM cyclone._require('define_limit', coalesce(p_period > interval '0', true),
-        format('p_period must be positive, got %s', p_period));
-    INSERT INTO cyclone_limits AS l (name, concurrency, rate, period, updated_at)
-    VALUES (p_name, p_concurrency, p_rate, p_period, cyclone.now())
-    ON CONFLICT (name) DO UPDATE
-       SET concurrency = excluded.concurrency, rate = excluded.rate, period = excluded.period,
-           updated_at = excluded.updated_at;
-END
-$$;
-
-CREATE OR REPLACE FUNCTION cyclone.drop_limit(p_name text)
-RETURNS boolean
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = cyclone, pg_temp
-AS $$
-DECLARE
-    v_workflow text;
-    v_step bigint;
-BEGIN
-    PERFORM cyclone._require_given('drop_limit', p_name IS NOT NULL, 'p_name is required');
-    -- The row lock orders this against define_workflow naming the limit and
-    -- against a submit creating one of its buckets.
-    PERFORM 1 FROM cyclone_limits l WHERE l.name = p_name FOR UPDATE;
-    IF NOT FOUND THEN
-        RETURN false;
-    END IF;
-    SELECT min(w.name) INTO v_workflow
-      FROM cyclone_workflows w
-     WHERE EXISTS (SELECT 1 FROM jsonb_array_elements(coalesce(w.definition -> 'limits', '[]')) l
-                    WHERE l ->> 'name' = p_name)
-        OR EXISTS (SELECT 1 FROM jsonb_array_elements(w.definition -> 'nodes') n,
-                                 jsonb_array_elements(coalesce(n -> 'limits', '[]')) l
-                    WHERE l ->> 'name' = p_name);
-    IF v_workflow IS NOT NULL THEN
-        RAISE EXCEPTION 'drop_limit: limit % is named by workflow %', cyclone._shown(p_name), cyclone._shown(v_workflow)
-            USING ERRCODE = '55000';
-    END IF;
-    SELECT min(s.id) INTO v_step
-      FROM cyclone_steps s
-     WHERE s.buckets <> '{}' AND s.finished_at IS NULL
-       AND s.buckets && ARRAY(SELECT b.id FROM cyclone_buckets b WHERE b.limit_name = p_name);
-    IF v_step IS NOT NULL THEN
-        RAISE EXCEPTION 'drop_limit: limit % is taken by step % (not finished)', cyclone._shown(p_name), v_step
-            USING ERRCODE = '55000';
-    END IF;
-    DELETE FROM cyclone_limits l WHERE l.name = p_name;  -- its buckets, slots and claim times go with it
-    RETURN true;
 END
 $$;
 
