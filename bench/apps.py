@@ -32,6 +32,16 @@ def _noop(ctx: StepContext) -> Any:
     return work(ctx.input)
 
 
+# -- drain, async: one step per run, an ``async def`` handler ------------------
+
+anoop = Workflow("bench_anoop")
+
+
+@anoop.step(name="noop", handler="anoop")
+async def _anoop(ctx: StepContext) -> Any:
+    return work(ctx.input)
+
+
 # -- dag: 1 -> 8 -> 1 fan-out / fan-in -----------------------------------------
 
 dag = Workflow("bench_dag")
@@ -58,4 +68,4 @@ def _stamp(ctx: StepContext) -> Any:
     return {"t": time.time(), "i": (ctx.input or {}).get("i")}
 
 
-app = App(noop, dag, latency)
+app = App(noop, anoop, dag, latency)

@@ -1,7 +1,8 @@
 """The measurements. Each takes a fresh database and returns a dict of numbers.
 
 1. drain   Cyclone (one worker process, concurrency 10) vs the raw SKIP LOCKED
-           queue (one process, 10 threads), same database, same payloads.
+           queue (one process, 10 threads), same database, same payloads;
+           then the same drain with an async def handler; CPU per step.
 2. dag     1 -> 8 -> 1 fan-out/fan-in runs, drained the same way.
 3. latency an idle worker; submits spaced 20 ms; submit -> handler start.
 4. sql     pgbench: claim 1 + complete it (no Python) vs pgbench -N.
@@ -13,6 +14,8 @@
            skipping 1,000 (bench/schedules.py).
 8. metrics one scrape of cyclone.metrics() at 1,000,000 finished and
            100,000 live steps vs live steps only (bench/metrics.py).
+9. submit  single submit and submit_many against the same rows inserted raw
+           (bench/submit.py).
 
 Rates are taken from the database's own timestamps (first claim -> last
 completion) on both sides of every ratio, so process start-up is excluded the
@@ -212,24 +215,42 @@ def _raw_drain(dsn: str, n: int, timeout: float) -> dict[str, Any]:
 
 
 def drain(dbs: Databases, cfg: Config) -> dict[str, Any]:
+    n = cfg.drain_runs
     dsn = dbs.fresh("drain", profile=True)
     try:
         harness.define_workflows(dsn)
-        n = cfg.drain_runs
         raw = _raw_drain(dsn, n, cfg.drain_timeout)
         logger.info("raw queue: %.0f jobs/s", raw["jobs_s"])
         submit_rate = _submit_many(dsn, "bench_noop", n)
         cyc = _drain_with_worker(dsn, n, n, cfg.drain_timeout)
         cyc["submit_many_runs_s"] = round(submit_rate, 1)
         logger.info("cyclone drain: %.0f steps/s (raw %.0f jobs/s)", cyc["steps_s"], raw["jobs_s"])
-        return {
-            "drain_steps_s": cyc["steps_s"],
-            "raw_jobs_s": raw["jobs_s"],
-            "drain_ratio_vs_raw": round(cyc["steps_s"] / raw["jobs_s"], 3),
-            "details": {"cyclone": cyc, "raw": raw},
-        }
     finally:
         dbs.drop(dsn)
+    # The same drain with an async def handler, in a database of its own.
+    adsn = dbs.fresh("drain_async", profile=True)
+    try:
+        harness.define_workflows(adsn)
+        _submit_many(adsn, "bench_anoop", n)
+        acyc = _drain_with_worker(adsn, n, n, cfg.drain_timeout)
+        logger.info("cyclone drain, async handlers: %.0f steps/s", acyc["steps_s"])
+    finally:
+        dbs.drop(adsn)
+    return {
+        "drain_steps_s": cyc["steps_s"],
+        "raw_jobs_s": raw["jobs_s"],
+        "drain_ratio_vs_raw": round(cyc["steps_s"] / raw["jobs_s"], 3),
+        "drain_async_steps_s": acyc["steps_s"],
+        "drain_async_ratio_vs_raw": round(acyc["steps_s"] / raw["jobs_s"], 3),
+        "cpu_ms_per_step": _cpu_per_step(cyc),
+        "details": {"cyclone": cyc, "cyclone_async": acyc, "raw": raw},
+    }
+
+
+def _cpu_per_step(drain: dict[str, Any]) -> float | None:
+    """Worker plus database CPU of a drained step (ms), from /proc."""
+    worker, server = drain.get("worker_cpu_ms_per_step"), drain.get("server_cpu_ms_per_step")
+    return None if worker is None or server is None else round(worker + server, 3)
 
 
 # -- 2. dag ------------------------------------------------------------------------

@@ -19,9 +19,11 @@ KEYS = (
     "tick_ms_no_schedules", "tick_ms_1000_schedules", "tick_1000_schedules_vs_none",
     "metrics_ms", "metrics_history_ratio", "metrics_dead_letters_ratio",
     "submit_runs_s", "submit_ratio_vs_raw", "submit_many_runs_s", "submit_many_ratio_vs_raw",
+    "drain_async_steps_s", "drain_async_ratio_vs_raw", "cpu_ms_per_step",
 )
 TARGETS = (
-    "drain_ratio_vs_raw", "dag_ratio", "latency_p50_ms", "latency_p95_ms", "sql_ratio_vs_pgbench",
+    "drain_ratio_vs_raw", "drain_async_ratio_vs_raw", "cpu_ms_per_step", "dag_ratio", "latency_p50_ms",
+    "latency_p95_ms", "sql_ratio_vs_pgbench",
     "claim_1m_vs_10k", "size_ratio_after_prune", "tick_ms_1000_schedules", "metrics_ms",
     "submit_ratio_vs_raw", "submit_many_ratio_vs_raw",
 )
