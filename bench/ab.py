@@ -2,11 +2,14 @@
 a second ref (B), same cluster, same worker code, same run, measurements
 interleaved A B B A.
 
-    .venv/bin/python -m bench.ab --ref v0.2.0 [--b REF] [--worker REF] [--rounds 3] [--quick]
+    .venv/bin/python -m bench.ab --ref v0.2.0 [--b REF] [--worker REF | --worker-a REF] [--rounds 3] [--quick]
 
 For a change that reworks hot-path functions: submit (one run per
 transaction), submit_many (batches of 1,000) and the drain of single-step runs
-by one worker (concurrency 10). Prints each round and the median B/A ratio.
+by one worker (concurrency 10), with the worker's and the database's CPU a
+drained step. Prints each round and the median B/A ratio. ``--worker-a REF``
+runs side A's worker with the Python at REF and side B's with this checkout's:
+with ``--ref HEAD`` (the same SQL on both sides) it compares worker code.
 """
 
 from __future__ import annotations
@@ -70,7 +73,9 @@ def _round(cluster: db.EmbeddedCluster, side: str, project: Path, sizes: dict[st
         many = _submit_many(dsn, "bench_noop", sizes["drain"])
         drain = _drain_with_worker(dsn, sizes["drain"], sizes["drain"], timeout=600, worker_root=worker_root)
         return {"submit_runs_s": round(submit, 1), "submit_many_runs_s": round(many, 1),
-                "drain_steps_s": drain["steps_s"]}
+                "drain_steps_s": drain["steps_s"],
+                "worker_cpu_ms_per_step": drain["worker_cpu_ms_per_step"],
+                "server_cpu_ms_per_step": drain["server_cpu_ms_per_step"]}
     finally:
         cluster.drop_database(name)
 
@@ -82,6 +87,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--worker", default=None, metavar="REF",
                         help="run the drain's worker with the Python code at REF (default: this checkout); "
                              "a worker newer than side A's schema may call functions A does not have")
+    parser.add_argument("--worker-a", default=None, metavar="REF",
+                        help="run side A's worker with the Python code at REF, side B's with this checkout's")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="smaller sizes")
     parser.add_argument("--smoke", action="store_true", help="tiny sizes: checks the machinery (tests/test_bench.py)")
@@ -95,19 +102,24 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         projects = {"A": _export(args.ref, Path(tmp) / "a"),
                     "B": harness.ROOT if args.b is None else _export(args.b, Path(tmp) / "b")}
-        worker_root = None if args.worker is None else _export(args.worker, Path(tmp) / "worker",
-                                                               ("cyclone_py", "bench"))
+        if args.worker is not None and args.worker_a is not None:
+            parser.error("--worker and --worker-a exclude each other")
+        shared = None if args.worker is None else _export(args.worker, Path(tmp) / "worker", ("cyclone_py", "bench"))
+        workers = {"A": shared if args.worker_a is None else _export(args.worker_a, Path(tmp) / "worker_a",
+                                                                     ("cyclone_py", "bench")),
+                   "B": shared}
         for i in range(args.rounds):
             for side in ("A", "B") if i % 2 == 0 else ("B", "A"):
-                r = _round(cluster, side, projects[side], sizes, worker_root)
+                r = _round(cluster, side, projects[side], sizes, workers[side])
                 results[side].append(r)
                 print(f"round {i + 1} {side}: {r}", flush=True)
-    summary: dict[str, Any] = {"A": args.ref, "B": args.b or "working tree", "worker": args.worker or "working tree",
+    summary: dict[str, Any] = {"A": args.ref, "B": args.b or "working tree",
+                               "worker": args.worker or "working tree", "worker_a": args.worker_a or "as B",
                                "rounds": args.rounds, "sizes": sizes}
     for key in results["A"][0]:
-        a = statistics.median(r[key] for r in results["A"])
-        b = statistics.median(r[key] for r in results["B"])
-        summary[key] = {"A_median": a, "B_median": b, "B_over_A": round(b / a, 3)}
+        a = statistics.median(r[key] or 0 for r in results["A"])
+        b = statistics.median(r[key] or 0 for r in results["B"])
+        summary[key] = {"A_median": a, "B_median": b, "B_over_A": round(b / a, 3) if a else None}
     print(json.dumps(summary, indent=2))
     return 0
 

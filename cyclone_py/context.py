@@ -62,8 +62,12 @@ class StepContext:
         self.deps: Mapping[str, Any] = dict(deps or {})
         self.timeout = timeout
         self.worker = worker
-        self.cancelled = threading.Event()
         self.cancel_reason: str | None = None
+        self._is_cancelled = False
+        # Made on first use: most handlers never look at it, and an Event (a
+        # Condition and its lock) per execution was a tenth of the worker's
+        # time on a drain of no-op steps.
+        self._cancelled: threading.Event | None = None
         self._lock = threading.Lock()
         self._callbacks: list[Callable[[], None]] = []
 
@@ -72,6 +76,19 @@ class StepContext:
             f"StepContext(workflow={self.workflow!r}, node={self.node!r}, step_id={self.step_id}, "
             f"run_id={self.run_id}, attempt={self.attempt}/{self.max_attempts})"
         )
+
+    @property
+    def cancelled(self) -> threading.Event:
+        """The event set when the step must stop (``ctx.cancelled.wait(5)``)."""
+        event = self._cancelled
+        if event is None:
+            with self._lock:
+                if self._cancelled is None:
+                    self._cancelled = threading.Event()
+                    if self._is_cancelled:
+                        self._cancelled.set()
+                event = self._cancelled
+        return event
 
     @property
     def last_attempt(self) -> bool:
@@ -83,10 +100,12 @@ class StepContext:
 
         Runs the :meth:`on_cancel` callbacks, in the caller's thread."""
         with self._lock:
-            if self.cancelled.is_set():
+            if self._is_cancelled:
                 return False
             self.cancel_reason = reason
-            self.cancelled.set()
+            self._is_cancelled = True
+            if self._cancelled is not None:
+                self._cancelled.set()
             callbacks, self._callbacks = self._callbacks, []
         for fn in callbacks:
             fn()
@@ -98,7 +117,7 @@ class StepContext:
         cancel an ``async def`` handler's task; ``fn`` must be quick and must
         not raise."""
         with self._lock:
-            if not self.cancelled.is_set():
+            if not self._is_cancelled:
                 self._callbacks.append(fn)
                 return lambda: self._forget(fn)
         fn()
@@ -110,7 +129,7 @@ class StepContext:
 
     def check_cancelled(self) -> None:
         """Raise :class:`~cyclone_py.errors.Cancelled` if the step was cancelled."""
-        if self.cancelled.is_set():
+        if self._is_cancelled:
             raise Cancelled(reason=self.cancel_reason)
 
     def sleep(self, seconds: Duration) -> None:

@@ -363,6 +363,25 @@ def test_asleep_and_wait_cancelled_wake_on_cancellation() -> None:
     assert not ctx._callbacks  # both waits took their callbacks back
 
 
+def test_the_cancelled_event_is_set_whether_it_was_made_before_or_after_the_cancel() -> None:
+    # ctx.cancelled is made on first use; a cancel before or after it sets it.
+    early, late = _context(), _context()
+    event = early.cancelled
+    assert not event.is_set()
+    assert early.cancel("timeout") and event.is_set() and early.cancelled is event
+    assert late.cancel("lease lost") and not late.cancel("again")
+    assert late.cancelled.is_set() and late.cancelled.wait(0) and late.cancel_reason == "lease lost"
+    with pytest.raises(Cancelled):
+        late.check_cancelled()
+    with pytest.raises(Cancelled):
+        late.sleep(5)
+    fresh = _context()
+    fresh.check_cancelled()  # not cancelled: returns
+    threading.Timer(0.05, fresh.cancel, ("shutdown",)).start()
+    with pytest.raises(Cancelled):
+        fresh.sleep(5)  # woken by a cancel from another thread
+
+
 def test_is_async_handler() -> None:
     import functools
 

@@ -11,6 +11,7 @@ hidden through ``sys.modules``).
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -190,3 +191,22 @@ def test_without_opentelemetry_a_worker_runs_its_steps_and_submit_passes_no_trac
     # Its failed first attempt reported no span, and its retry was claimed with none.
     step_a = next(x for x in client.steps(run_id) if x.node == "a")
     assert step_a.attempt == 2 and _failed_span(conn, step_a.id) is None
+
+
+def test_with_the_api_but_no_provider_no_span_is_made() -> None:
+    # A fresh interpreter: opentelemetry-api installed, no TracerProvider set
+    # (this module sets one for the whole process). Every span would record
+    # nothing, so step_span makes none (what it cost: a tenth of a drain).
+    code = (
+        "from cyclone_py import tracing\n"
+        "assert tracing.enabled()\n"
+        "with tracing.step_span('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01', 'w', 'n', {}) as s:\n"
+        "    assert s is tracing._NO_SPAN and s.traceparent is None\n"
+        "from opentelemetry import trace\n"
+        "from opentelemetry.sdk.trace import TracerProvider\n"
+        "trace.set_tracer_provider(TracerProvider())\n"
+        "with tracing.step_span(None, 'w', 'n', {}) as s:\n"
+        "    assert s is not tracing._NO_SPAN and s.traceparent is not None\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
