@@ -1,0 +1,6 @@
+-- Revert cyclone:invariants
+BEGIN;
+
+DROP FUNCTION cyclone.check_invariants();
+
+COMMIT;
