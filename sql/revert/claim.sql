@@ -1,122 +1,209 @@
--- Revert cyclone:claim (back to its v0.12.0 deploy script, below)
--- claim() and renew(): the lease half of the worker protocol (SPEC section 6);
--- the history of its reworks is in claim@v0.11.0.sql, whose helpers (the limits'
--- enforcement: _limited_queues, _limited_candidates, _admit) and renew() are
--- unchanged. Reworked after v0.11.0: claim returns previous_span, the span the
--- step's last failed execution reported to fail() (fail.sql: failed_span), as
--- a trailing column read from the row it updates (SPEC 14: a retry's span
--- links to the previous attempt's). A new return type needs the function
--- dropped and created again.
+-- Revert cyclone:claim (back to its v0.13.0 state: _admit as v0.11.0
+-- deployed it, which knows no rate debt)
 BEGIN;
 
-DROP FUNCTION cyclone.claim(text, text[], int, interval, text[]);
-
-CREATE OR REPLACE FUNCTION cyclone.claim(
-    p_worker text,
-    p_handlers text[] DEFAULT NULL,
-    p_limit int DEFAULT 1,
-    p_lease_ttl interval DEFAULT '30 seconds',
-    p_workflows text[] DEFAULT NULL)
-RETURNS TABLE (step_id bigint, run_id uuid, workflow text, node text, handler text, kind text,
-               attempt int, max_attempts int, lease_generation bigint, timeout interval,
-               input jsonb, deps jsonb, traceparent text, previous_span text)
+-- Chooses which of the locked candidates are claimed. For each bucket they
+-- take, by id: takes up to as many free slots (concurrency) and locks as many
+-- free tokens (rate) as candidates take it, with SKIP LOCKED; when too few are
+-- free, locks the bucket row if no other claim holds it and adds slots or
+-- tokens up to the limit, counting what the bucket has (a claim never waits
+-- for a bucket row). Then admits candidates in claim order — priority,
+-- then one per fairness group per turn, groups least recently served first
+-- (never served first), then scheduled_at, id — while every bucket a candidate takes has a slot and a
+-- token left, up to p_limit (one statement when no candidate takes two
+-- buckets). Each admitted step holds a slot of each of its concurrency
+-- buckets (cyclone_slots) and sets a token of each rate bucket to now. Each
+-- group's last serve (each row one serve) is written unless another claim is
+-- writing it (fairness in order, not under a lock). Returns the ids in claim
+-- order.
+CREATE OR REPLACE FUNCTION cyclone._admit(p_candidates bigint[], p_limit int, p_now timestamptz)
+RETURNS bigint[]
 LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = cyclone, pg_temp
-SET plan_cache_mode = force_generic_plan
--- Always walk the claimable index in claim order and stop at p_limit: with the
--- statistics of a table that has just grown (before autovacuum analyses it)
--- the planner would otherwise read and sort the whole backlog. No JIT: these
--- are short OLTP statements, and the costs above would make it compile them.
-SET enable_seqscan = off
-SET enable_bitmapscan = off
-SET jit = off
 AS $$
-#variable_conflict use_column
 DECLARE
-    v_now timestamptz := cyclone.now();
-    v_ids bigint[];
-    v_limited bigint[];
+    v_c cyclone._claim_candidate[];
+    v_fair boolean;
+    v_bucket record;
+    v_got bigint[];
+    v_room int;
+    v_locked boolean;
+    v_bids bigint[] := '{}'::bigint[];
+    v_rooms int[] := '{}'::int[];
+    v_slots int;
+    v_add int;
+    v_used int;
+    v_slot_bucket bigint[] := '{}'::bigint[];
+    v_slot_count int[] := '{}'::int[];
+    v_token_bucket bigint[] := '{}'::bigint[];
+    v_token_id bigint[] := '{}'::bigint[];
+    v_step record;
+    v_i int;
+    v_ids bigint[] := '{}'::bigint[];
+    v_groups bigint[] := '{}'::bigint[];
+    v_base bigint;
 BEGIN
-    -- One plain expression on the hot path; the checks that name the culprit
-    -- run only when it is false or NULL.
-    IF (p_worker <> '' AND p_limit > 0 AND p_lease_ttl > interval '0') IS NOT TRUE THEN
-        PERFORM cyclone._require('claim', p_worker <> '', 'p_worker must be a non-empty worker name');
-        PERFORM cyclone._require('claim', p_limit > 0, 'p_limit must be positive');
-        PERFORM cyclone._require('claim', p_lease_ttl > interval '0', 'p_lease_ttl must be positive');
-    END IF;
-    -- Queue 0, the steps that take no limit: the claim of before limits. Two
-    -- spellings of one query: the filters cost nothing when there are none to
-    -- apply (an SQL caller's claim), and both have good generic plans (the
-    -- claim path runs with plan_cache_mode = force_generic_plan and never
-    -- re-plans). A worker passes its handlers and its workflows, so that it
-    -- never takes a step of a workflow its code does not declare.
-    IF p_handlers IS NULL AND p_workflows IS NULL THEN
-        v_ids := ARRAY(
-            SELECT s.id
-              FROM cyclone_steps s
-             WHERE s.queue_bucket = 0 AND s.state = 'available' AND s.scheduled_at <= v_now
-               AND EXISTS (SELECT 1 FROM cyclone_runs r WHERE r.id = s.run_id AND r.state = 'running')
-             ORDER BY s.priority, s.scheduled_at, s.id
-             LIMIT p_limit
-               FOR UPDATE OF s SKIP LOCKED);
+    -- The candidates' columns this needs, read once.
+    v_c := ARRAY(SELECT ROW(s.id, s.buckets, s.fair_bucket, s.priority, s.scheduled_at)::cyclone._claim_candidate
+                   FROM cyclone_steps s WHERE s.id = ANY (p_candidates));
+    v_fair := EXISTS (SELECT 1 FROM unnest(v_c) s WHERE s.fair_bucket <> 0);
+    FOR v_bucket IN
+        SELECT n.id, n.need, l.concurrency, l.rate, l.period
+          FROM (SELECT b.id, least(count(*), p_limit)::int AS need
+                  FROM unnest(v_c) s CROSS JOIN unnest(s.buckets) AS b(id)
+                 GROUP BY b.id) n
+          JOIN cyclone_buckets k ON k.id = n.id
+          JOIN cyclone_limits l ON l.name = k.limit_name
+         ORDER BY n.id
+    LOOP
+        v_room := v_bucket.need;
+        v_locked := false;
+        IF v_bucket.concurrency IS NOT NULL THEN
+            -- Free slots no other claim is taking; then, when too few and no
+            -- other claim holds the bucket row, new ones up to the concurrency,
+            -- counted under its lock: whoever added slots before has committed
+            -- them, a slot another claim is taking or giving back is counted
+            -- once, and the ones taken here are in neither table for now. A
+            -- bucket with no slot to give is full with steps queued: the next
+            -- slot given back wakes idle workers (held_back).
+            WITH taken AS (
+                DELETE FROM cyclone_free_slots f
+                 WHERE f.id = ANY (ARRAY(SELECT x.id FROM cyclone_free_slots x WHERE x.bucket_id = v_bucket.id
+                                          ORDER BY x.id LIMIT v_bucket.need FOR UPDATE SKIP LOCKED))
+                RETURNING 1)
+            SELECT count(*)::int INTO v_slots FROM taken;
+            IF v_slots < v_bucket.need THEN
+                PERFORM 1 FROM cyclone_buckets k WHERE k.id = v_bucket.id FOR UPDATE SKIP LOCKED;
+                v_locked := FOUND;
+            END IF;
+            IF v_slots < v_bucket.need AND v_locked THEN
+                v_add := least(v_bucket.need - v_slots, v_bucket.concurrency - v_slots
+                    - (SELECT count(*) FROM (SELECT 1 FROM cyclone_slots x WHERE x.bucket_id = v_bucket.id
+                                              LIMIT v_bucket.concurrency) y)::int
+                    - (SELECT count(*) FROM (SELECT 1 FROM cyclone_free_slots f WHERE f.bucket_id = v_bucket.id
+                                              LIMIT v_bucket.concurrency) y)::int);
+                v_slots := v_slots + greatest(v_add, 0);
+                IF v_slots < v_bucket.need THEN
+                    UPDATE cyclone_buckets k SET held_back = true WHERE k.id = v_bucket.id AND NOT k.held_back;
+                END IF;
+            END IF;
+            v_room := least(v_room, v_slots);
+            v_slot_bucket := v_slot_bucket || v_bucket.id;
+            v_slot_count := v_slot_count || v_slots;
+        END IF;
+        IF v_bucket.rate IS NOT NULL THEN
+            v_got := ARRAY(SELECT c.id FROM cyclone_bucket_claims c
+                            WHERE c.bucket_id = v_bucket.id AND c.at <= p_now - v_bucket.period
+                            ORDER BY c.at LIMIT v_bucket.need FOR UPDATE SKIP LOCKED);
+            IF cardinality(v_got) < v_bucket.need AND NOT v_locked THEN
+                PERFORM 1 FROM cyclone_buckets k WHERE k.id = v_bucket.id FOR UPDATE SKIP LOCKED;
+                v_locked := FOUND;
+            END IF;
+            IF cardinality(v_got) < v_bucket.need AND v_locked THEN
+                WITH added AS (
+                    INSERT INTO cyclone_bucket_claims (bucket_id, at)
+                    SELECT v_bucket.id, '-infinity'
+                      FROM generate_series(1, least(v_bucket.need - cardinality(v_got), v_bucket.rate
+                               - (SELECT count(*) FROM (SELECT 1 FROM cyclone_bucket_claims c WHERE c.bucket_id = v_bucket.id
+                                                         LIMIT v_bucket.rate) y)::int))
+                    RETURNING id)
+                SELECT v_got || coalesce(array_agg(a.id), '{}'::bigint[]) INTO v_got FROM added a;
+            END IF;
+            v_room := least(v_room, cardinality(v_got));
+            v_token_bucket := v_token_bucket || array_fill(v_bucket.id, ARRAY[cardinality(v_got)]);
+            v_token_id := v_token_id || v_got;
+        END IF;
+        v_bids := v_bids || v_bucket.id;
+        v_rooms := v_rooms || v_room;
+    END LOOP;
+
+    IF NOT EXISTS (SELECT 1 FROM unnest(v_c) s WHERE cardinality(s.buckets) > 1) THEN
+        -- Each candidate takes one bucket at most: the loop below would admit
+        -- exactly those within their bucket's room by rank in claim order, up
+        -- to p_limit; one statement says so.
+        WITH groups AS MATERIALIZED (
+            SELECT g.id, g.served FROM cyclone_buckets g
+             WHERE g.id = ANY (ARRAY(SELECT DISTINCT c.fair_bucket FROM unnest(v_c) c))
+        ), turns AS (
+            SELECT s.id, s.priority, s.fair_bucket, s.scheduled_at, s.buckets[1] AS bucket, g.served,
+                   row_number() OVER (PARTITION BY s.priority, s.fair_bucket ORDER BY s.scheduled_at, s.id) AS turn
+              FROM unnest(v_c) s
+              JOIN groups g ON g.id = s.fair_bucket
+        ), ordered AS (
+            SELECT t.id, t.fair_bucket, t.bucket,
+                   row_number() OVER (ORDER BY t.priority, t.turn, t.served NULLS FIRST, t.fair_bucket,
+                                               t.scheduled_at, t.id) AS ord
+              FROM turns t
+        ), ranked AS (
+            SELECT o.id, o.fair_bucket, o.bucket, o.ord, row_number() OVER (PARTITION BY o.bucket ORDER BY o.ord) AS rank
+              FROM ordered o
+        )
+        SELECT coalesce(array_agg(a.id ORDER BY a.ord), '{}'::bigint[]),
+               coalesce(array_agg(a.fair_bucket ORDER BY a.ord), '{}'::bigint[])
+          INTO v_ids, v_groups
+          FROM (SELECT r.id, r.fair_bucket, r.ord FROM ranked r
+                 WHERE r.bucket IS NULL OR r.rank <= v_rooms[array_position(v_bids, r.bucket)]
+                 ORDER BY r.ord LIMIT p_limit) a;
     ELSE
-        v_ids := ARRAY(
-            SELECT s.id
-              FROM cyclone_steps s
-             WHERE s.queue_bucket = 0 AND s.state = 'available' AND s.scheduled_at <= v_now
-               AND (p_handlers IS NULL OR s.handler = ANY (p_handlers))
-               AND EXISTS (SELECT 1 FROM cyclone_runs r
-                            WHERE r.id = s.run_id AND r.state = 'running'
-                              AND (p_workflows IS NULL OR r.workflow = ANY (p_workflows)))
-             ORDER BY s.priority, s.scheduled_at, s.id
-             LIMIT p_limit
-               FOR UPDATE OF s SKIP LOCKED);
+        FOR v_step IN
+            SELECT s.id, s.buckets, s.fair_bucket
+              FROM unnest(v_c) s
+              JOIN cyclone_buckets g ON g.id = s.fair_bucket
+             ORDER BY s.priority,
+                      row_number() OVER (PARTITION BY s.priority, s.fair_bucket ORDER BY s.scheduled_at, s.id),
+                      g.served NULLS FIRST, s.fair_bucket, s.scheduled_at, s.id
+        LOOP
+            CONTINUE WHEN EXISTS (SELECT 1 FROM unnest(v_step.buckets) b WHERE v_rooms[array_position(v_bids, b)] <= 0);
+            FOREACH v_i IN ARRAY ARRAY(SELECT array_position(v_bids, b) FROM unnest(v_step.buckets) b) LOOP
+                v_rooms[v_i] := v_rooms[v_i] - 1;
+            END LOOP;
+            v_ids := v_ids || v_step.id;
+            v_groups := v_groups || v_step.fair_bucket;
+            EXIT WHEN cardinality(v_ids) >= p_limit;
+        END LOOP;
     END IF;
-    -- Limited steps, when any is available (one index descent to know).
-    PERFORM 1 FROM cyclone_steps s WHERE s.state = 'available' AND s.queue_bucket > 0 LIMIT 1;
-    IF FOUND THEN
-        v_limited := cyclone._limited_candidates(v_now, p_handlers, p_workflows, p_limit);
-        IF cardinality(v_limited) > 0 THEN
-            v_ids := cyclone._admit(v_ids || v_limited, p_limit, v_now);
+
+    -- Each admitted step holds a slot in each of its concurrency buckets; the
+    -- slots taken and not held are free again.
+    IF cardinality(v_slot_bucket) > 0 THEN
+        INSERT INTO cyclone_slots (bucket_id, step_id)
+        SELECT b.id, s.id
+          FROM unnest(v_c) s CROSS JOIN unnest(s.buckets) AS b(id)
+         WHERE s.id = ANY (v_ids) AND b.id = ANY (v_slot_bucket);
+        GET DIAGNOSTICS v_used = ROW_COUNT;
+        IF v_used < (SELECT sum(n) FROM unnest(v_slot_count) n) THEN
+            INSERT INTO cyclone_free_slots (bucket_id)
+            SELECT u.bucket
+              FROM unnest(v_slot_bucket, v_slot_count) AS u(bucket, n)
+             CROSS JOIN LATERAL generate_series(1, u.n - (SELECT count(*) FROM unnest(v_c) s
+                                                            WHERE s.id = ANY (v_ids) AND u.bucket = ANY (s.buckets))::int);
         END IF;
     END IF;
-    IF cardinality(v_ids) = 0 THEN
-        RETURN;
+    -- The n-th admitted step of a rate bucket takes the n-th token locked in it.
+    IF cardinality(v_token_id) > 0 THEN
+        WITH taken AS (
+            SELECT b.id AS bucket_id, row_number() OVER (PARTITION BY b.id ORDER BY s.id) AS n
+              FROM unnest(v_c) s CROSS JOIN unnest(s.buckets) AS b(id)
+             WHERE s.id = ANY (v_ids) AND b.id = ANY (v_token_bucket)
+        ), tokens AS (
+            SELECT k.bucket_id, k.id, row_number() OVER (PARTITION BY k.bucket_id ORDER BY k.ord) AS n
+              FROM unnest(v_token_bucket, v_token_id) WITH ORDINALITY AS k(bucket_id, id, ord)
+        )
+        UPDATE cyclone_bucket_claims c SET at = p_now
+          FROM taken t JOIN tokens k ON k.bucket_id = t.bucket_id AND k.n = t.n
+         WHERE c.id = k.id;
     END IF;
-
-    RETURN QUERY
-    WITH claimed AS (
-        UPDATE cyclone_steps s
-           SET state = 'running',
-               attempt = CASE WHEN s.rerun_attempt THEN greatest(s.attempt, 1) ELSE s.attempt + 1 END,
-               rerun_attempt = false,
-               lease_owner = p_worker,
-               lease_expiry = v_now + p_lease_ttl,
-               lease_generation = s.lease_generation + 1,
-               heartbeat_at = v_now,
-               started_at = v_now
-         WHERE s.id = ANY (v_ids)
-        RETURNING s.id, s.run_id, s.node, s.handler, s.kind, s.attempt, s.max_attempts,
-                  s.lease_generation, s.timeout, s.input, s.deps, s.failed_span
-    )
-    SELECT c.id, c.run_id, r.workflow, c.node, c.handler, c.kind, c.attempt, c.max_attempts,
-           c.lease_generation, c.timeout, c.input,
-           CASE WHEN cardinality(c.deps) = 0 THEN '{}'::jsonb
-                ELSE (SELECT coalesce(jsonb_object_agg(d.node, d.output), '{}')
-                        FROM cyclone_steps d WHERE d.run_id = c.run_id AND d.node = ANY (c.deps)) END,
-           r.traceparent, c.failed_span
-      FROM claimed c
-      JOIN cyclone_runs r ON r.id = c.run_id
-     ORDER BY array_position(v_ids, c.id);
+    IF v_fair THEN
+        -- The n-th row of this claim is serve (serial * 2^20 + n): later than
+        -- every serve of an earlier claim, in order within this one.
+        v_base := nextval('cyclone.cyclone_serve_seq') * 1048576;
+        UPDATE cyclone_buckets k SET served = x.served
+          FROM (SELECT u.g, v_base + max(least(u.n, 1048575)) AS served
+                  FROM unnest(v_groups) WITH ORDINALITY AS u(g, n) GROUP BY u.g) x
+         WHERE k.id = x.g
+           AND k.id = ANY (ARRAY(SELECT b.id FROM cyclone_buckets b WHERE b.id = ANY (v_groups) FOR UPDATE SKIP LOCKED));
+    END IF;
+    RETURN v_ids;
 END
 $$;
-COMMENT ON FUNCTION cyclone.claim(text, text[], int, interval, text[]) IS
-    'Lease up to p_limit due steps of running runs (SPEC section 6), of the given handlers and workflows '
-    '(NULL = any), within their limits (SPEC 12). Returns input, deps outputs, the run''s traceparent and '
-    'the span of the step''s last failed execution, in claim order.';
-
-REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA cyclone FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION cyclone.claim(text, text[], int, interval, text[]) TO cyclone_worker, cyclone_admin;
 
 COMMIT;

@@ -1,7 +1,7 @@
 -- Verify cyclone:limits
 BEGIN;
 SELECT name, concurrency, rate, period, updated_at FROM cyclone.cyclone_limits WHERE false;
-SELECT id, limit_name, bucket, served, debt, held_back FROM cyclone.cyclone_buckets WHERE false;
+SELECT id, limit_name, bucket, served, debt, held_back, rate_debt FROM cyclone.cyclone_buckets WHERE false;
 SELECT bucket_id, step_id FROM cyclone.cyclone_slots WHERE false;
 SELECT id, bucket_id, at FROM cyclone.cyclone_bucket_claims WHERE false;
 SELECT id, bucket_id FROM cyclone.cyclone_free_slots WHERE false;
