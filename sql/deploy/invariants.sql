@@ -1,5 +1,5 @@
 -- Deploy cyclone:invariants
--- requires: invariants@v0.12.0 tables limits schedules step_workflow
+-- requires: invariants@v0.13.0 tables limits schedules step_workflow
 -- check_invariants(): the engine's consistency rules, as rows that break them
 -- (none when the state is consistent). One SQL statement, so one snapshot: it
 -- reports no false violation while workers run. Reads live rows through the
@@ -7,6 +7,9 @@
 -- rule; run it on demand (cyclone check), not on every scrape. For admins.
 -- Reworked after v0.12.0: a live step names its run's workflow
 -- (step_workflow.sql), which claims, metrics() and the views read.
+-- Reworked after v0.13.0: a bucket never holds more slots (held and free) than
+-- its concurrency and debt, nor more rate tokens than its rate and rate debt
+-- (limits.sql): what keeps every window within the limit.
 BEGIN;
 
 CREATE OR REPLACE FUNCTION cyclone.check_invariants()
@@ -51,6 +54,20 @@ AS $$
                'step_workflow', s.workflow, 'run_workflow', r.workflow)
       FROM cyclone_steps s JOIN cyclone_runs r ON r.id = s.run_id
      WHERE s.state IN ('pending', 'available', 'running', 'waiting') AND s.workflow <> r.workflow
+    UNION ALL
+    -- A bucket's slots, held and free, are at most its concurrency plus what
+    -- it owes after a lowering; its rate tokens at most its rate plus theirs.
+    SELECT 'bucket_over_its_limit', jsonb_build_object('bucket_id', k.id, 'limit', k.limit_name, 'bucket', k.bucket,
+               'slots', x.slots, 'concurrency', l.concurrency, 'debt', k.debt,
+               'tokens', x.tokens, 'rate', l.rate, 'rate_debt', k.rate_debt)
+      FROM cyclone_buckets k
+      JOIN cyclone_limits l ON l.name = k.limit_name
+     CROSS JOIN LATERAL (
+           SELECT (SELECT count(*) FROM cyclone_slots s WHERE s.bucket_id = k.id)
+                  + (SELECT count(*) FROM cyclone_free_slots f WHERE f.bucket_id = k.id) AS slots,
+                  (SELECT count(*) FROM cyclone_bucket_claims c WHERE c.bucket_id = k.id) AS tokens) x
+     WHERE (l.concurrency IS NOT NULL AND x.slots > l.concurrency + k.debt)
+        OR (l.rate IS NOT NULL AND x.tokens > l.rate + k.rate_debt)
     UNION ALL
     -- A live run has a live step (a run whose steps all finished is ended in
     -- the same transaction).

@@ -1,9 +1,11 @@
--- Revert cyclone:invariants (back to its v0.12.0 deploy script, below)
+-- Revert cyclone:invariants (back to its v0.13.0 deploy script, below)
 -- check_invariants(): the engine's consistency rules, as rows that break them
 -- (none when the state is consistent). One SQL statement, so one snapshot: it
 -- reports no false violation while workers run. Reads live rows through the
 -- partial indexes, plus every run with an idempotency key for the schedule
 -- rule; run it on demand (cyclone check), not on every scrape. For admins.
+-- Reworked after v0.12.0: a live step names its run's workflow
+-- (step_workflow.sql), which claims, metrics() and the views read.
 BEGIN;
 
 CREATE OR REPLACE FUNCTION cyclone.check_invariants()
@@ -42,6 +44,12 @@ AS $$
        AND NOT EXISTS (SELECT 1 FROM cyclone_steps d
                         WHERE d.run_id = s.run_id AND d.node = ANY (s.deps)
                           AND d.state IN ('pending', 'available', 'running', 'waiting'))
+    UNION ALL
+    -- A live step carries its run's workflow (written with the step).
+    SELECT 'step_of_another_workflow', jsonb_build_object('step_id', s.id, 'run_id', s.run_id,
+               'step_workflow', s.workflow, 'run_workflow', r.workflow)
+      FROM cyclone_steps s JOIN cyclone_runs r ON r.id = s.run_id
+     WHERE s.state IN ('pending', 'available', 'running', 'waiting') AND s.workflow <> r.workflow
     UNION ALL
     -- A live run has a live step (a run whose steps all finished is ended in
     -- the same transaction).
