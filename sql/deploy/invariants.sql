@@ -9,7 +9,8 @@
 -- (step_workflow.sql), which claims, metrics() and the views read.
 -- Reworked after v0.13.0: a bucket never holds more slots (held and free) than
 -- its concurrency and debt, nor more rate tokens than its rate and rate debt
--- (limits.sql): what keeps every window within the limit.
+-- (limits.sql): what keeps every window within the limit; and a schedule's
+-- live run has its row open (schedules.sql).
 BEGIN;
 
 CREATE OR REPLACE FUNCTION cyclone.check_invariants()
@@ -68,6 +69,13 @@ AS $$
                   (SELECT count(*) FROM cyclone_bucket_claims c WHERE c.bucket_id = k.id) AS tokens) x
      WHERE (l.concurrency IS NOT NULL AND x.slots > l.concurrency + k.debt)
         OR (l.rate IS NOT NULL AND x.tokens > l.rate + k.rate_debt)
+    UNION ALL
+    -- A schedule's run that is running or paused has its row open, so the
+    -- overlap rules see it (schedules.sql: a retry opens it again).
+    SELECT 'schedule_run_closed_while_live', jsonb_build_object('schedule', sr.schedule, 'slot', sr.slot,
+               'run_id', r.id, 'run_state', r.state)
+      FROM cyclone_runs r JOIN cyclone_schedule_runs sr ON sr.run_id = r.id
+     WHERE r.state IN ('running', 'paused') AND NOT sr.open
     UNION ALL
     -- A live run has a live step (a run whose steps all finished is ended in
     -- the same transaction).

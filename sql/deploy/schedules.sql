@@ -4,7 +4,11 @@
 -- which stays): schedule() shows a bad time zone as every refusal shows a
 -- value, cut to 40 characters (a 100,000-character zone made a message as
 -- long), and backfill refuses a p_from of -infinity by name (22023; was
--- 0A000 "cannot convert infinity to integer"). Only these two change.
+-- 0A000 "cannot convert infinity to integer"). And a scheduled run that
+-- failed, was seen finished by a tick and was then retried is a run of its
+-- schedule again: a trigger on runs opens its row of cyclone_schedule_runs
+-- (before, the next slot fired beside it under overlap skip), and the tick
+-- closes a row only under a share lock on its run.
 BEGIN;
 
 CREATE OR REPLACE FUNCTION cyclone.schedule(
@@ -116,5 +120,48 @@ BEGIN
     RETURN v_created;
 END
 $$;
+
+-- The schedule's runs that are still running or paused; closes the rows of
+-- the others. A row is closed under a share lock on its run, taken without
+-- waiting: a run a retry is reopening (the retry holds its lock) stays open
+-- for now, and a run reopened since this statement's snapshot is seen as it
+-- is now (the lock reads the newest version). So a row that the retry's
+-- trigger opens again is never closed behind it.
+CREATE OR REPLACE FUNCTION cyclone._unfinished_schedule_runs(p_name text)
+RETURNS uuid[]
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    UPDATE cyclone_schedule_runs sr
+       SET open = false
+     WHERE sr.schedule = p_name AND sr.open
+       AND sr.run_id = ANY (ARRAY(SELECT r.id FROM cyclone_schedule_runs x JOIN cyclone_runs r ON r.id = x.run_id
+                                   WHERE x.schedule = p_name AND x.open AND r.state NOT IN ('running', 'paused')
+                                     FOR SHARE OF r SKIP LOCKED));
+    RETURN ARRAY(SELECT sr.run_id FROM cyclone_schedule_runs sr WHERE sr.schedule = p_name AND sr.open ORDER BY sr.slot);
+END
+$$;
+
+-- A finished run of a schedule that comes back (retry, retry_all) opens its
+-- row again, so the overlap rules see it (SPEC 13). The retry holds the run's
+-- lock; the tick closes a row only under a share lock on its run, so the two
+-- never wait for each other in a circle.
+CREATE OR REPLACE FUNCTION cyclone._reopen_schedule_run()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = cyclone, pg_temp
+AS $$
+BEGIN
+    UPDATE cyclone_schedule_runs sr SET open = true WHERE sr.run_id = NEW.id AND NOT sr.open;
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER cyclone_runs_reopen_schedule_run
+    AFTER UPDATE OF state ON cyclone.cyclone_runs
+    FOR EACH ROW
+    WHEN (OLD.state IN ('completed', 'failed', 'cancelled') AND NEW.state IN ('running', 'paused'))
+    EXECUTE FUNCTION cyclone._reopen_schedule_run();
+
+REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA cyclone FROM PUBLIC;
 
 COMMIT;

@@ -1,6 +1,9 @@
 -- Revert cyclone:schedules (back to its v0.13.0 state: the functions below as they were)
 BEGIN;
 
+DROP TRIGGER cyclone_runs_reopen_schedule_run ON cyclone.cyclone_runs;
+DROP FUNCTION cyclone._reopen_schedule_run();
+
 CREATE OR REPLACE FUNCTION cyclone.schedule(
     p_name text,
     p_cron text,
@@ -105,6 +108,20 @@ BEGIN
         END IF;
     END LOOP;
     RETURN v_created;
+END
+$$;
+
+-- The comment above it in schedules@v0.13.0.sql.
+CREATE OR REPLACE FUNCTION cyclone._unfinished_schedule_runs(p_name text)
+RETURNS uuid[]
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    UPDATE cyclone_schedule_runs sr
+       SET open = false
+      FROM cyclone_runs r
+     WHERE sr.schedule = p_name AND sr.open AND r.id = sr.run_id AND r.state NOT IN ('running', 'paused');
+    RETURN ARRAY(SELECT sr.run_id FROM cyclone_schedule_runs sr WHERE sr.schedule = p_name AND sr.open ORDER BY sr.slot);
 END
 $$;
 
