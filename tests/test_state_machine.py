@@ -1,20 +1,24 @@
 """Property-based tests of the SQL API (#21): a hypothesis state machine.
 
 Each example is a fresh database (a copy of the session's template) and a
-random sequence of SQL calls over random small DAGs: submit, claim, renew,
-complete, fail, tick after moving the clock (sweep, reclaims, schedules),
-retry, cancel, pause and resume, signal; with a concurrency limit and a keyed
-one taken by some workflows, and an hourly schedule. A small model of the
-engine predicts every call's result and every step's state, attempt, reclaims
-and lease generation; after every call the database must match it,
-``check_invariants()`` must be empty, and no limit bucket holds more running
-steps than its concurrency.
+random sequence of SQL calls over random small DAGs of task, wait and child
+nodes (a child node starts a run of a later workflow, so runs nest up to two
+levels): submit, claim, renew, complete, fail, tick after moving the clock
+(sweep, reclaims, max_wait, schedules), retry, cancel, pause and resume (of
+parent and child runs alike), signal, explain_step, and changing a limit; with
+a concurrency limit, a keyed one and a rate limit (keyed or not, a window of one
+or two clock jumps) taken by some workflows, and an hourly schedule. A small
+model of the engine predicts every call's result and every step's state,
+attempt, reclaims and lease generation; after every call the database must
+match it, ``check_invariants()`` must be empty, and no limit bucket holds more
+running steps than its concurrency.
 
-Time is moved in jumps of two hours against a lease TTL of one hour and a
-retry delay of half an hour, so the real time an example takes never decides
-whether a lease has expired or a retry is due.
+Time is moved in jumps of two hours against a lease TTL and a max_wait of one
+hour, a retry delay of half an hour and a rate period of one or three hours, so
+the real time an example takes never decides whether a lease has expired, a
+wait has run out, a retry is due or a claim has left its rate window.
 
-Size: 25 examples of up to 40 calls each in ``make test`` (about 20 s);
+Size: 25 examples of up to 40 calls each in ``make test`` (about 30 s);
 ``CYCLONE_PROPERTY_EXAMPLES=500`` for a longer search. A failure shrinks to the
 shortest call sequence hypothesis finds, printed as ``state.claim(...)``
 lines; ``.hypothesis/`` keeps it, so the next run tries it first.
@@ -54,11 +58,13 @@ STEPS = 40
 LEASE_TTL = timedelta(hours=1)
 JUMP = timedelta(hours=2)       # every lease taken before a jump has expired after it
 LATER = timedelta(minutes=30)   # a retry delay that is due after the next jump, not before
+MAX_WAIT = "1 hour"             # a wait that has run out after one jump of its run's clock
 WORKERS = ("w1", "w2")
 TENANTS = ("a", "b")
 SIGNALS = ("go", "ok")
 LIVE = ("pending", "available", "running", "waiting")
 TERMINAL = ("completed", "discarded", "cancelled")
+LIMITS = ("lim", "per", "rl")   # concurrency; concurrency keyed by tenant; rate (keyed or not)
 
 
 # -- the model ----------------------------------------------------------------
@@ -68,29 +74,41 @@ TERMINAL = ("completed", "discarded", "cancelled")
 class NodeDef:
     name: str
     deps: list[str]
-    kind: str           # task | wait
+    kind: str           # task | wait | child
     signal: str | None
     on_dep_failure: str
     max_attempts: int
+    max_wait: bool = False      # wait and child nodes: max_wait MAX_WAIT
+    child: int = 0              # child nodes: an offset to a later workflow (resolved in define)
+    workflow: str | None = None
 
 
 @dataclass
 class WorkflowDef:
     name: str
     nodes: list[NodeDef]
-    limits: list[str]   # "lim" (one bucket) and/or "per" (keyed by the input's tenant)
+    limits: list[str]   # in the definition's order, which is explain_step's
+    rl_keyed: bool
 
     def definition(self) -> dict[str, Any]:
         nodes = []
         for n in self.nodes:
             node: dict[str, Any] = {"name": n.name, "deps": n.deps, "kind": n.kind,
                                     "on_dep_failure": n.on_dep_failure, "max_attempts": n.max_attempts}
+            if n.kind != "task":
+                del node["max_attempts"]
+                if n.max_wait:
+                    node["max_wait"] = MAX_WAIT
             if n.kind == "wait":
                 node["signal"] = n.signal
-                del node["max_attempts"]
+            if n.kind == "child":
+                node["workflow"] = n.workflow
             nodes.append(node)
-        limits = [{"name": "lim"} if name == "lim" else {"name": "per", "key": "tenant"} for name in self.limits]
-        return {"nodes": nodes, "limits": limits}
+        return {"nodes": nodes, "limits": [self.limit_json(name) for name in self.limits]}
+
+    def limit_json(self, name: str) -> dict[str, Any]:
+        keyed = name == "per" or (name == "rl" and self.rl_keyed)
+        return {"name": name, "key": "tenant"} if keyed else {"name": name}
 
 
 @dataclass
@@ -107,25 +125,37 @@ class MStep:
     due_epoch: int = 0          # claimable from this clock epoch on
     lease_epoch: int = 0        # the lease expires with the jump after this epoch
     owner: str | None = None
+    waited: int = 0             # jumps of its run's clock (not paused) while waiting
+    child: MRun | None = None   # a child node's current child run
 
 
-@dataclass
+@dataclass(eq=False)
 class MRun:
-    id: UUID
+    id: UUID | None             # None until the run a call made is read back (a child run)
     workflow: WorkflowDef
     tenant: str
     state: str = "running"
     steps: dict[str, MStep] = field(default_factory=dict)
     signals: Counter[str] = field(default_factory=Counter)   # kept for wait nodes still to come
     scheduled: bool = False
+    parent: tuple[MRun, MStep] | None = None
 
     def dependents(self, node: str) -> list[MStep]:
         return [s for s in self.steps.values() if node in s.node.deps]
 
     def buckets(self, step: MStep) -> list[tuple[str, str]]:
+        """The step's buckets, in its limits' order."""
         if step.node.kind != "task":
             return []
-        return [("lim", "") if name == "lim" else ("per", self.tenant) for name in self.workflow.limits]
+        return [(name, self.tenant if "key" in self.workflow.limit_json(name) else "")
+                for name in self.workflow.limits]
+
+    def root(self) -> MRun:
+        return self if self.parent is None else self.parent[0].root()
+
+    @property
+    def live(self) -> bool:
+        return self.state in ("running", "paused")
 
 
 @dataclass(frozen=True)
@@ -145,17 +175,25 @@ def dags() -> st.SearchStrategy[list[NodeDef]]:
         for i in range(count):
             earlier = [n.name for n in nodes]
             deps = draw(st.lists(st.sampled_from(earlier), unique=True, max_size=2)) if earlier else []
-            kind = draw(st.sampled_from(["task", "task", "task", "wait"]))
+            kind = draw(st.sampled_from(["task", "task", "task", "wait", "child"]))
             nodes.append(NodeDef(
                 name=f"n{i}", deps=sorted(deps), kind=kind,
                 signal=draw(st.sampled_from(SIGNALS)) if kind == "wait" else None,
                 on_dep_failure=draw(st.sampled_from(["fail_run", "cancel_branch"])),
-                max_attempts=draw(st.integers(1, 3))))
-        if all(n.kind == "wait" for n in nodes):
-            nodes[0].kind, nodes[0].signal = "task", None
+                max_attempts=draw(st.integers(1, 3)),
+                max_wait=kind != "task" and draw(st.booleans()),
+                child=draw(st.integers(0, 1)) if kind == "child" else 0))
+        if all(n.kind != "task" for n in nodes):
+            nodes[0].kind, nodes[0].signal, nodes[0].max_wait = "task", None, False
         return nodes
 
     return build()
+
+
+def _window(epochs: int) -> timedelta:
+    """A rate period that holds the claims of the current clock epoch (1) or of
+    the last two (2): an hour, or three."""
+    return timedelta(hours=1 if epochs == 1 else 3)
 
 
 class EngineMachine(RuleBasedStateMachine):
@@ -164,7 +202,6 @@ class EngineMachine(RuleBasedStateMachine):
     cluster: db.EmbeddedCluster
     template: str
 
-    runs = Bundle("runs")
     leases = Bundle("leases")
 
     def __init__(self) -> None:
@@ -175,8 +212,14 @@ class EngineMachine(RuleBasedStateMachine):
         self.reader = psycopg.connect(dsn, autocommit=True)
         self.workflows: list[WorkflowDef] = []
         self.model: dict[UUID, MRun] = {}
+        self.order: list[UUID] = []                 # runs in the order the model learnt of them
+        self.unbound: list[MRun] = []               # child runs a call made, read back after it
         self.by_step: dict[int, tuple[MRun, MStep]] = {}
         self.concurrency = {"lim": 1, "per": 1}
+        self.rate = 1
+        self.rate_epochs = 1
+        self.rate_lowered_at = -10                  # the epoch of the last lowered rate
+        self.claims: dict[tuple[str, str], list[int]] = {}   # rate buckets: the epoch of every claim
         self.epoch = 0
         self.schedule_paused = False
 
@@ -188,31 +231,67 @@ class EngineMachine(RuleBasedStateMachine):
     # -- set-up --------------------------------------------------------------
 
     @initialize(dags=st.lists(dags(), min_size=1, max_size=3),
-                limits=st.lists(st.sampled_from([[], ["lim"], ["per"], ["lim", "per"]]), min_size=3, max_size=3),
-                lim=st.integers(1, 3), per=st.integers(1, 2))
-    def define(self, dags: list[list[NodeDef]], limits: list[list[str]], lim: int, per: int) -> None:
+                limits=st.lists(st.lists(st.sampled_from(LIMITS), unique=True, max_size=3), min_size=3, max_size=3),
+                rl_keyed=st.booleans(), lim=st.integers(1, 3), per=st.integers(1, 2), rate=st.integers(1, 2),
+                rate_epochs=st.sampled_from([1, 2]))
+    def define(self, dags: list[list[NodeDef]], limits: list[list[str]], rl_keyed: bool,
+               lim: int, per: int, rate: int, rate_epochs: int) -> None:
         self.concurrency = {"lim": lim, "per": per}
+        self.rate, self.rate_epochs = rate, rate_epochs
         self.client.define_limit("lim", concurrency=lim)
         self.client.define_limit("per", concurrency=per)
+        self.client.define_limit("rl", rate=rate, period=_window(rate_epochs))
+        names = [f"wf{i}" for i in range(len(dags))]
         for i, nodes in enumerate(dags):
-            wf = WorkflowDef(f"wf{i}", nodes, limits[i])
+            for n in nodes:  # a child node starts a run of a later workflow: no cycle of workflows
+                if n.kind == "child" and i + 1 < len(dags):
+                    n.workflow = names[i + 1 + n.child % (len(dags) - i - 1)]
+                elif n.kind == "child":
+                    n.kind, n.max_wait = "task", False
+            self.workflows.append(WorkflowDef(names[i], nodes, limits[i], rl_keyed))
+        for wf in reversed(self.workflows):  # a child workflow is defined before its parent
             self.client.define_workflow(wf.name, wf.definition())
-            self.workflows.append(wf)
         self.client.schedule("hourly", "0 * * * *", self.workflows[0].name)
 
     # -- the model's transitions -------------------------------------------
 
-    def _add_run(self, run_id: UUID, wf: WorkflowDef, tenant: str, scheduled: bool = False) -> MRun:
-        run = MRun(run_id, wf, tenant, scheduled=scheduled)
-        rows = {r[1]: r for r in self._step_rows(run_id)}
+    def _new_run(self, wf: WorkflowDef, tenant: str, parent: tuple[MRun, MStep] | None = None,
+                 scheduled: bool = False) -> MRun:
+        run = MRun(None, wf, tenant, scheduled=scheduled, parent=parent)
         for n in wf.nodes:
-            # A wait node's max_attempts is the workflow's default: read, not modelled.
-            step = MStep(rows[n.name][0], n, "pending", max_attempts=rows[n.name][6])
-            run.steps[n.name] = step
-            self.by_step[step.id] = (run, step)
+            run.steps[n.name] = MStep(0, n, "pending", max_attempts=n.max_attempts)
+        return run
+
+    def _bind(self, run: MRun, run_id: UUID) -> None:
+        """Gives a run of the model its id and its steps theirs, as the database has them."""
+        run.id = run_id
+        for step_id, node, max_attempts in self.reader.execute(
+                "SELECT id, node, max_attempts FROM cyclone.cyclone_steps WHERE run_id = %s", (run_id,)):
+            step = run.steps[node]
+            step.id = step_id
+            if step.node.kind != "task":  # the workflow's default: read, not modelled
+                step.max_attempts = max_attempts
+            self.by_step[step_id] = (run, step)
         self.model[run_id] = run
+        self.order.append(run_id)
+
+    def _add_run(self, run_id: UUID, wf: WorkflowDef, tenant: str, scheduled: bool = False) -> MRun:
+        run = self._new_run(wf, tenant, scheduled=scheduled)
+        self._bind(run, run_id)
         self._advance(run)
         return run
+
+    def _bind_children(self) -> None:
+        """Reads back the child runs the last call started (parents first)."""
+        for run in self.unbound:
+            assert run.parent is not None
+            _, node = run.parent
+            found = [r[0] for r in self.reader.execute(
+                "SELECT id FROM cyclone.cyclone_runs WHERE parent_step_id = %s ORDER BY id", (node.id,))
+                if r[0] not in self.model]
+            assert len(found) == 1, f"step {node.id} ({node.node.name}) started {len(found)} new child runs, not 1"
+            self._bind(run, found[0])
+        self.unbound = []
 
     def _advance(self, run: MRun) -> None:
         again = True
@@ -223,29 +302,62 @@ class EngineMachine(RuleBasedStateMachine):
                     continue
                 if step.node.kind == "task":
                     step.state, step.due_epoch = "available", self.epoch
-                else:
-                    step.state = "waiting"
-                    assert step.node.signal is not None
-                    if run.signals[step.node.signal] > 0:
-                        run.signals[step.node.signal] -= 1
-                        step.state = "completed"
-                        again = True
+                    continue
+                step.state, step.waited = "waiting", 0
+                if step.node.kind == "child":
+                    wf = next(w for w in self.workflows if w.name == step.node.workflow)
+                    child = self._new_run(wf, run.tenant, parent=(run, step))
+                    step.child = child
+                    self.unbound.append(child)
+                    self._advance(child)
+                    continue
+                assert step.node.signal is not None
+                if run.signals[step.node.signal] > 0:
+                    run.signals[step.node.signal] -= 1
+                    step.state = "completed"
+                    again = True
         self._finish(run)
 
     def _finish(self, run: MRun) -> None:
-        if run.state not in ("running", "paused") or any(s.state in LIVE for s in run.steps.values()):
+        if not run.live or any(s.state in LIVE for s in run.steps.values()):
             return
         failed = any(s.state == "discarded" and not s.contained for s in run.steps.values())
         run.state = "failed" if failed else "completed"
+        self._tell_parent(run)
+
+    def _tell_parent(self, child: MRun) -> None:
+        """A child run ended from below: its node completes, or is discarded (child_failed)."""
+        if child.parent is None:
+            return
+        run, node = child.parent
+        if node.state != "waiting" or node.child is not child:
+            return  # the parent moved on: a newer child run, a cancel, a max_wait
+        if child.state == "completed":
+            node.state = "completed"
+            self._advance(run)
+        else:
+            self._discard(run, node)
+
+    def _cancel_step(self, step: MStep) -> None:
+        was_waiting = step.state == "waiting"
+        step.state, step.owner = "cancelled", None
+        if was_waiting and step.child is not None:
+            self._end(step.child, "cancelled")
 
     def _end(self, run: MRun, state: str) -> None:
+        """Ends a live run and everything live in it (child runs included); the
+        caller tells its parent when it ended from below."""
+        if not run.live:
+            return
+        run.state = state
         for s in run.steps.values():
             if s.state in LIVE:
-                s.state, s.owner = "cancelled", None
-        run.state = state
+                self._cancel_step(s)
 
     def _discard(self, run: MRun, step: MStep) -> None:
         step.state, step.owner = "discarded", None
+        if step.child is not None:
+            self._end(step.child, "cancelled")
         dependents = run.dependents(step.node.name)
         if dependents and all(d.node.on_dep_failure == "cancel_branch" for d in dependents):
             step.contained = True
@@ -255,13 +367,14 @@ class EngineMachine(RuleBasedStateMachine):
                 if name not in branch:
                     branch.add(name)
                     todo.extend(d.node.name for d in run.dependents(name))
-            for name in branch:
+            for name in sorted(branch):
                 s = run.steps[name]
                 if s.state in LIVE:
-                    s.state, s.owner = "cancelled", None
+                    self._cancel_step(s)
             self._finish(run)
-        else:
+        elif run.live:
             self._end(run, "failed")
+            self._tell_parent(run)
 
     def _current(self, lease: Lease) -> MStep | None:
         _, step = self.by_step[lease.step_id]
@@ -269,14 +382,25 @@ class EngineMachine(RuleBasedStateMachine):
             return step
         return None
 
+    def _in_window(self, bucket: tuple[str, str]) -> int:
+        return sum(1 for e in self.claims.get(bucket, []) if e > self.epoch - self.rate_epochs)
+
+    def _room(self, run: MRun, step: MStep, running: Counter[tuple[str, str]]) -> bool:
+        for b in run.buckets(step):
+            if b[0] == "rl":
+                if self._in_window(b) >= self.rate:
+                    return False
+            elif running[b] >= self.concurrency[b[0]]:
+                return False
+        return True
+
     def _claimable(self, running: Counter[tuple[str, str]]) -> list[tuple[MRun, MStep]]:
         out = []
         for run in self.model.values():
             if run.state != "running":
                 continue
             for s in run.steps.values():
-                if s.state == "available" and s.due_epoch <= self.epoch \
-                        and all(running[b] < self.concurrency[b[0]] for b in run.buckets(s)):
+                if s.state == "available" and s.due_epoch <= self.epoch and self._room(run, s, running):
                     out.append((run, s))
         return out
 
@@ -285,17 +409,19 @@ class EngineMachine(RuleBasedStateMachine):
         for run in self.model.values():
             for s in run.steps.values():
                 if s.state == "running":
-                    held.update(run.buckets(s))
+                    held.update(b for b in run.buckets(s) if b[0] != "rl")
         return held
+
+    def _runs(self) -> list[UUID]:
+        return list(self.order)
 
     # -- rules ---------------------------------------------------------------
 
-    @rule(target=runs, data=st.data(), tenant=st.sampled_from(TENANTS))
-    def submit(self, data: st.DataObject, tenant: str) -> UUID:
+    @rule(data=st.data(), tenant=st.sampled_from(TENANTS))
+    def submit(self, data: st.DataObject, tenant: str) -> None:
         wf = data.draw(st.sampled_from(self.workflows), label="workflow")
         run_id = self.client.submit(wf.name, {"tenant": tenant})
         self._add_run(run_id, wf, tenant)
-        return run_id
 
     def _has_available(self) -> bool:
         return any(s.state == "available" for _, s in self.by_step.values())
@@ -303,14 +429,22 @@ class EngineMachine(RuleBasedStateMachine):
     @precondition(_has_available)
     @rule(target=leases, worker=st.sampled_from(WORKERS), limit=st.integers(1, 3))
     def claim(self, worker: str, limit: int) -> Any:
-        before = self._running_per_bucket()
-        eligible = {s.id for _, s in self._claimable(before)}
+        running = self._running_per_bucket()
+        eligible = {s.id for _, s in self._claimable(running)}
         claimed = self.client.claim(worker, limit=limit, lease_ttl=LEASE_TTL)
         assert len(claimed) <= limit
         out = []
         for row in claimed:
             assert row.step_id in eligible, f"claimed step {row.step_id}, which the model holds not claimable"
             run, step = self.by_step[row.step_id]
+            # Each row of the batch had room in each of its buckets, counting
+            # the rows before it: concurrency and the rate window.
+            assert self._room(run, step, running), f"claimed step {row.step_id} past a limit of its buckets"
+            for b in run.buckets(step):
+                if b[0] == "rl":
+                    self.claims.setdefault(b, []).append(self.epoch)
+                else:
+                    running[b] += 1
             expected_attempt = max(step.attempt, 1) if step.rerun else step.attempt + 1
             assert (row.attempt, row.lease_generation) == (expected_attempt, step.generation + 1), row
             step.state, step.owner, step.attempt, step.rerun = "running", worker, expected_attempt, False
@@ -320,8 +454,7 @@ class EngineMachine(RuleBasedStateMachine):
         # No head-of-line blocking: a claim short of its limit left nothing
         # claimable that its buckets had room for.
         if len(claimed) < limit:
-            after = self._running_per_bucket()
-            left = list(self._claimable(after))
+            left = list(self._claimable(self._running_per_bucket()))
             assert not left, f"claim took {len(claimed)} of {limit} and left {[s.id for _, s in left]} claimable"
         return multiple(*out)
 
@@ -394,21 +527,29 @@ class EngineMachine(RuleBasedStateMachine):
             step.state, step.owner = "available", None
             step.due_epoch = self.epoch + 1 if later else self.epoch
 
-    @rule(target=runs, jump=st.booleans(), max_reclaims=st.sampled_from([0, 1, 2]))
-    def tick(self, jump: bool, max_reclaims: int) -> Any:
+    def _order(self, step: MStep) -> tuple[Any, ...]:
+        """The order in which a pass of tick acts on steps: root run, run, step."""
+        run, _ = self.by_step[step.id]
+        return (run.root().id, run.id, step.id)
+
+    @rule(jump=st.booleans(), max_reclaims=st.sampled_from([0, 1, 2]))
+    def tick(self, jump: bool, max_reclaims: int) -> None:
         if jump:
             self.client.advance_time(JUMP)
             self.epoch += 1
+            # A wait's clock runs only while its run is not paused.
+            for run in self.model.values():
+                for s in run.steps.values():
+                    if s.state == "waiting" and s.node.max_wait and run.state == "running":
+                        s.waited += 1
         sched = self.client.schedules("hourly")[0]
         before = self.client.now()
-        # The sweep: every lease taken before the last jump has expired, in the
-        # order of its run, then step.
+        # The sweep: every lease taken before the last jump has expired.
         reclaimed = discarded = 0
         expired = sorted((s for r in self.model.values() for s in r.steps.values()
-                          if s.state == "running" and s.lease_epoch < self.epoch),
-                         key=lambda s: (self.by_step[s.id][0].id, s.id))
+                          if s.state == "running" and s.lease_epoch < self.epoch), key=self._order)
         for step in expired:
-            if step.state != "running":  # cancelled by an earlier discard of its run
+            if step.state != "running":  # cancelled by an earlier discard in its run tree
                 continue
             run, _ = self.by_step[step.id]
             if max_reclaims > 0 and step.reclaims >= max_reclaims:
@@ -418,11 +559,21 @@ class EngineMachine(RuleBasedStateMachine):
                 step.state, step.owner, step.rerun = "available", None, True
                 step.reclaims += 1
                 reclaimed += 1
-        live_scheduled = any(r.scheduled and r.state in ("running", "paused") for r in self.model.values())
+        # max_wait: the wait and child nodes of running runs that waited through
+        # a jump of their run's clock.
+        waits = 0
+        for step in sorted((s for r in self.model.values() for s in r.steps.values()
+                            if s.state == "waiting" and s.waited > 0 and r.state == "running"), key=self._order):
+            run, _ = self.by_step[step.id]
+            if step.state == "waiting" and run.state == "running":
+                self._discard(run, step)
+                waits += 1
+        live_scheduled = any(r.scheduled and r.live for r in self.model.values())
         known = set(self.model)
         result = self.client.tick(max_reclaims)
         after = self.client.now()
-        assert (result.reclaimed, result.discarded, result.retried) == (reclaimed, discarded, 0), result.raw
+        assert (result.reclaimed, result.discarded, result.retried, result.max_wait) \
+            == (reclaimed, discarded, 0, waits), result.raw
         # The schedule (overlap skip): at most one run a tick, none while one
         # of its runs is live or while paused; a due slot fires.
         assert result.scheduled <= 1, result.raw
@@ -430,28 +581,33 @@ class EngineMachine(RuleBasedStateMachine):
             assert result.scheduled == 0, result.raw
         elif sched.next_fire_at <= before:
             assert result.scheduled == 1, result.raw
-        new = [r[0] for r in self.reader.execute("SELECT id FROM cyclone.cyclone_runs ORDER BY id").fetchall()
-               if r[0] not in known]
+        self._bind_children()  # those a child run's end started in its parent
+        new = [r[0] for r in self.reader.execute(
+            "SELECT id FROM cyclone.cyclone_runs WHERE parent_run_id IS NULL ORDER BY id").fetchall()
+            if r[0] not in known]
         assert len(new) == result.scheduled
         for run_id in new:
             self._add_run(run_id, self.workflows[0], "", scheduled=True)
-        return multiple(*new)
 
-    @rule(run=runs, data=st.data(),
-          action=st.sampled_from(["cancel", "pause", "resume", "retry", "retry", "retry_all"]))
-    def operate(self, run: UUID, action: str, data: st.DataObject) -> None:
-        """An operator's call on a run: cancel, pause, resume, retry a node, retry_all."""
+    @precondition(lambda self: bool(self.model))
+    @rule(data=st.data(), action=st.sampled_from(["cancel", "pause", "resume", "retry", "retry", "retry_all"]))
+    def operate(self, data: st.DataObject, action: str) -> None:
+        """An operator's call on a run, a child run or not: cancel, pause, resume,
+        retry a node, retry_all."""
+        run = data.draw(st.sampled_from(self._runs()), label="run")
         if action == "retry":
             self._retry(run, data, data.draw(st.integers(0, 2), label="additional_attempts"))
         else:
-            getattr(self, f"_{action}")(run)
+            {"cancel": self._cancel_run, "pause": self._pause, "resume": self._resume,
+             "retry_all": self._retry_all}[action](run)
 
-    def _cancel(self, run: UUID) -> None:
+    def _cancel_run(self, run: UUID) -> None:
         m = self.model[run]
-        live = m.state in ("running", "paused")
+        live = m.live
         assert self.client.cancel(run, "test") is live
         if live:
             self._end(m, "cancelled")
+            self._tell_parent(m)
 
     def _pause(self, run: UUID) -> None:
         m = self.model[run]
@@ -465,12 +621,14 @@ class EngineMachine(RuleBasedStateMachine):
         if m.state == "paused":
             m.state = "running"
 
-    @rule(run=runs, name=st.sampled_from(SIGNALS))
-    def signal(self, run: UUID, name: str) -> None:
+    @precondition(lambda self: bool(self.model))
+    @rule(data=st.data(), name=st.sampled_from(SIGNALS))
+    def signal(self, data: st.DataObject, name: str) -> None:
+        run = data.draw(st.sampled_from(self._runs()), label="run")
         m = self.model[run]
         waiting = [s for s in m.steps.values() if s.node.signal == name and s.state == "waiting"]
         to_come = [s for s in m.steps.values() if s.node.signal == name and s.state == "pending"]
-        expected = m.state in ("running", "paused") and bool(waiting or to_come)
+        expected = m.live and bool(waiting or to_come)
         assert self.client.signal(run, name, {"signal": name}) is expected
         if not expected:
             return
@@ -528,33 +686,94 @@ class EngineMachine(RuleBasedStateMachine):
             assert self.client.resume_schedule("hourly") is self.schedule_paused
         self.schedule_paused = pause
 
-    def _step_rows(self, run_id: UUID) -> list[tuple[Any, ...]]:
-        return self.reader.execute(
-            "SELECT id, node, state, attempt, reclaims, lease_generation, max_attempts"
-            " FROM cyclone.cyclone_steps WHERE run_id = %s ORDER BY id", (run_id,)).fetchall()
+    @rule(which=st.sampled_from(["lim", "rl"]), value=st.integers(1, 3))
+    def redefine_limit(self, which: str, value: int) -> None:
+        """Changing a limit applies to the next claim; lowering one stops claims
+        and cancels nothing."""
+        if which == "lim":
+            self.concurrency["lim"] = value
+            self.client.define_limit("lim", concurrency=value)
+            return
+        if value > self.rate and self.epoch - self.rate_lowered_at < self.rate_epochs:
+            # A rate raised again within the period of its lowering forgets the
+            # claims the lowering trimmed (tests/test_limits.py::
+            # test_a_rate_lowered_then_raised_within_its_period_still_counts_every_claim_in_the_window).
+            return
+        if value < self.rate:
+            self.rate_lowered_at = self.epoch
+        self.rate = value
+        self.client.define_limit("rl", rate=value, period=_window(self.rate_epochs))
+
+    @precondition(lambda self: bool(self.by_step))
+    @rule(data=st.data())
+    def explain(self, data: st.DataObject) -> None:
+        """explain_step: the first reason that applies (SPEC 12)."""
+        step_id = data.draw(st.sampled_from(sorted(self.by_step)), label="step")
+        run, step = self.by_step[step_id]
+        got = self.client.explain_step(step_id)
+        want: dict[str, Any]
+        if step.state in TERMINAL or step.state == "running":
+            want = {"reason": step.state}
+        elif step.state == "waiting" and step.node.kind == "wait":
+            want = {"reason": "waiting_signal", "signal": step.node.signal}
+        elif step.state == "waiting":
+            assert step.child is not None
+            want = {"reason": "waiting_child", "child_run_id": str(step.child.id)}
+        elif step.state == "pending":
+            want = {"reason": "pending_deps",
+                    "deps": sorted(d for d in step.node.deps if run.steps[d].state != "completed")}
+        elif not run.live:
+            want = {"reason": "run_terminal", "run_state": run.state}
+        elif run.state == "paused":
+            want = {"reason": "run_paused"}
+        elif step.due_epoch > self.epoch:
+            want = {"reason": "not_due"}
+        else:
+            running = self._running_per_bucket()
+            buckets = run.buckets(step)
+            full = [b for b in buckets if b[0] != "rl" and running[b] >= self.concurrency[b[0]]]
+            spent = [b for b in buckets if b[0] == "rl" and self._in_window(b) >= self.rate]
+            if full:
+                want = {"reason": "concurrency_limit", "limit": full[0][0], "bucket": full[0][1],
+                        "running": running[full[0]], "max": self.concurrency[full[0][0]]}
+            elif spent:
+                want = {"reason": "rate_limit", "limit": "rl", "bucket": spent[0][1]}
+            else:
+                want = {"reason": "claimable"}
+        shown = {k: v for k, v in got.raw.items() if k in want}
+        assert shown == want, f"explain_step({step_id}) is {got.raw}, the model says {want}"
+        if want["reason"] == "rate_limit":
+            assert got.next_slot_at is not None and got.next_slot_at > self.client.now()
 
     # -- after every call ----------------------------------------------------
 
     @invariant()
     def consistent_and_as_modelled(self) -> None:
-        """After every call: no broken invariant, no bucket over its concurrency,
-        every run and step as the model says."""
+        """After every call: no broken invariant, every bucket's running count
+        and every run and step as the model says."""
+        self._bind_children()
         assert self.client.check_invariants() == []
+        # Each bucket's running count (its slots: a rate holds none) is the
+        # model's (a claim never took a step into a full bucket: claim checks
+        # that; a lowered concurrency may leave more running than it allows),
+        # its rate window no fuller than the rate.
+        held = self._running_per_bucket()
         for row in self.client.limits():
-            assert row.concurrency is None or row.running <= row.concurrency, row
-        for (name, _), n in self._running_per_bucket().items():
-            assert n <= self.concurrency[name]
+            assert row.running == held[(row.name, row.bucket)], row
+            assert row.rate is None or (row.claims_in_period or 0) <= row.rate, row
         states = dict(self.reader.execute("SELECT id, state FROM cyclone.cyclone_runs").fetchall())
         assert set(states) == set(self.model)
         for run_id, m in self.model.items():
             assert states[run_id] == m.state, f"run {run_id} is {states[run_id]}, the model says {m.state}"
-        for row in self.reader.execute("SELECT id, state, attempt, reclaims, lease_generation, max_attempts"
-                                       " FROM cyclone.cyclone_steps").fetchall():
+        for row in self.reader.execute("SELECT id, state, attempt, reclaims, lease_generation, max_attempts,"
+                                       " child_run_id FROM cyclone.cyclone_steps").fetchall():
             run, step = self.by_step[row[0]]
-            got = tuple(row[1:])
+            got = tuple(row[1:6])
             want = (step.state, step.attempt, step.reclaims, step.generation, step.max_attempts)
             assert got == want, f"step {row[0]} ({step.node.name}) of run {run.id}: (state, attempt," \
                                 f" reclaims, generation, max_attempts) is {got}, the model says {want}"
+            if step.node.kind == "child" and step.state == "waiting":
+                assert step.child is not None and row[6] == step.child.id, row
 
 
 def test_random_call_sequences_keep_the_engine_consistent_and_as_modelled(
