@@ -361,3 +361,25 @@ def test_a_step_held_back_by_one_limit_does_not_keep_a_claimable_step_of_its_oth
         client.submit(wf, {"tenant": "a"})
     claimed = client.claim("w", limit=2)
     assert sorted(c.workflow for c in claimed) == ["first", "other"]
+
+
+def test_a_rate_lowered_then_raised_within_its_period_still_counts_every_claim_in_the_window(
+        client: Client) -> None:
+    """SPEC 12: in any window of p_period, at most p_rate claims take a slot of
+    one bucket; changing a limit applies to the next claim. Three claims at rate
+    3, the rate lowered to 1 and raised back to 3 within the hour: the window
+    still holds three claims, so a fourth must wait for the oldest to leave it.
+    (define_limit's lowering deletes all but the latest token, and the raise
+    lets two more claims in: five in one hour at rate 3.) Found while extending
+    tests/test_state_machine.py, which does not raise a rate within the period
+    of its lowering until this passes."""
+    client.define_limit("burst", rate=3, period=timedelta(hours=1))
+    client.define_workflow("many", {"limits": [{"name": "burst"}],
+                                    "nodes": [{"name": f"n{i}"} for i in range(5)]})
+    client.submit("many")
+    assert len(client.claim("w", limit=5, lease_ttl=3600)) == 3
+    client.define_limit("burst", rate=1, period=timedelta(hours=1))
+    client.define_limit("burst", rate=3, period=timedelta(hours=1))
+    assert client.claim("w", limit=5, lease_ttl=3600) == [], "the window already holds 3 claims"
+    client.advance_time(timedelta(hours=1, seconds=1))  # all three have left the window
+    assert len(client.claim("w", limit=5, lease_ttl=3600)) == 2
