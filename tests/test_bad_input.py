@@ -34,6 +34,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from psycopg import errors as pg
+from psycopg import sql
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
@@ -765,3 +766,254 @@ def test_the_runtime_never_formats_values_into_sql() -> None:
                 continue  # psycopg.sql composition with Identifier/Literal
             offenders.append(f"{path.name}:{node.lineno}")
     assert offenders == []
+
+
+# -- bad values for everything new: limits, schedules, cron, traces, explain (#21) ----------
+
+HUGE = "x" * 100_000
+SPAN = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+HOUR = timedelta(hours=1)
+
+
+def snapshot(c: Conn) -> dict[str, str]:
+    """Every row of every engine table, hashed table by table: what a refused
+    call must leave exactly as it was (the clock included)."""
+    tables = [r["relname"] for r in c.execute(
+        "SELECT relname FROM pg_class WHERE relnamespace = 'cyclone'::regnamespace AND relkind IN ('r', 'p')"
+        " ORDER BY 1")]
+    return {t: c.execute(sql.SQL("SELECT md5(coalesce(string_agg(x::text, ',' ORDER BY x::text), '')) AS h"
+                                 " FROM cyclone.{} x").format(sql.Identifier(t))).fetchone()["h"]  # type: ignore[index]
+            for t in tables}
+
+
+@pytest.fixture
+def world(db: Conn) -> Row:
+    """A workflow, one that names the limit lim, a schedule, a run whose step
+    is running (its lease in the row) and a run whose step is a dead letter."""
+    define(db, "one", {"max_attempts": 3, "nodes": [{"name": "a"}]})
+    db.execute("SELECT cyclone.define_limit('lim', 2)")
+    define(db, "uses", {"limits": [{"name": "lim"}], "nodes": [{"name": "a"}]})
+    db.execute("SELECT cyclone.schedule('s1', '@daily', 'one')")
+    db.execute("SELECT cyclone.submit('one')")
+    lease = db.execute("SELECT step_id, run_id, lease_generation FROM cyclone.claim('w', NULL, 1, '1 hour',"
+                       " ARRAY['one'])").fetchone()
+    assert lease is not None
+    dead = db.execute("SELECT cyclone.submit('uses') AS id").fetchone()
+    c = db.execute("SELECT step_id, lease_generation FROM cyclone.claim('w', NULL, 1, '1 hour', ARRAY['uses'])"
+                   ).fetchone()
+    assert dead is not None and c is not None
+    db.execute("SELECT cyclone.fail(%s, 'w', %s, 'boom', 'permanent')", (c["step_id"], c["lease_generation"]))
+    return {**lease, "dead": dead["id"]}
+
+
+@dataclass(frozen=True)
+class Bad:
+    """One call with a bad value: refused with ``sqlstate`` and a message holding
+    ``words`` (or, with ``returns``, answered with that value), writing nothing."""
+
+    query: str
+    args: Callable[[Row], list[Any]]
+    sqlstate: str = "22023"
+    words: str = ""
+    returns: Any = None
+
+
+FAIL = "SELECT cyclone.fail(%s, 'w', %s, 'boom', %s, '0', %s)"
+SCHEDULE = "SELECT cyclone.schedule(%s, %s, 'one', %s, %s, %s, %s, %s)"
+TRACED = "SELECT cyclone.submit('one', '{}', NULL, NULL, NULL, %s)"
+
+
+def sched(name: str = "s2", cron: str = "@daily", input: Any = None, tz: str = "UTC", overlap: str = "skip",
+          catchup: Any = HOUR, deadline: Any = None) -> Callable[[Row], list[Any]]:
+    return lambda w: [name, cron, Jsonb({} if input is None else input), tz, overlap, catchup, deadline]
+
+
+BAD: dict[str, Bad] = {
+    # define_limit, drop_limit
+    "limit: empty name": Bad("SELECT cyclone.define_limit(%s, %s)", lambda w: ["", 1], words="is empty"),
+    "limit: huge name": Bad("SELECT cyclone.define_limit(%s, %s)", lambda w: [HUGE, 1], words="at most 200"),
+    "limit: control character": Bad("SELECT cyclone.define_limit(%s, %s)", lambda w: ["a\tb", 1],
+                                    words="control character"),
+    "limit: zero concurrency": Bad("SELECT cyclone.define_limit(%s, %s)", lambda w: ["x", 0],
+                                   words="p_concurrency must be positive"),
+    "limit: negative concurrency": Bad("SELECT cyclone.define_limit(%s, %s)", lambda w: ["lim", -5],
+                                       words="p_concurrency must be positive"),
+    "limit: concurrency past int": Bad("SELECT cyclone.define_limit(%s, %s)", lambda w: ["x", 2**31],
+                                       sqlstate="42883", words="does not exist"),
+    "limit: concurrency not a number": Bad("SELECT cyclone.define_limit(%s, %s)", lambda w: ["x", "many"],
+                                           sqlstate="22P02", words="invalid input syntax for type integer"),
+    "limit: zero rate": Bad("SELECT cyclone.define_limit(%s, NULL, %s, %s)", lambda w: ["x", 0, HOUR],
+                            words="p_rate must be positive"),
+    "limit: negative period": Bad("SELECT cyclone.define_limit(%s, NULL, %s, %s)", lambda w: ["x", 1, -HOUR],
+                                  words="p_period must be positive"),
+    "limit: period not an interval": Bad("SELECT cyclone.define_limit(%s, NULL, %s, %s)",
+                                         lambda w: ["x", 1, "hourly"], sqlstate="22007", words="interval"),
+    "limit: nothing bounded": Bad("SELECT cyclone.define_limit(%s)", lambda w: ["x"], words="give p_concurrency"),
+    "drop_limit: named by a workflow": Bad("SELECT cyclone.drop_limit(%s)", lambda w: ["lim"], sqlstate="55000",
+                                           words='named by workflow "uses"'),
+    "drop_limit: empty name": Bad("SELECT cyclone.drop_limit(%s) AS r", lambda w: [""], returns=False),
+    "drop_limit: huge name": Bad("SELECT cyclone.drop_limit(%s) AS r", lambda w: [HUGE], returns=False),
+    # explain_step
+    "explain: negative id": Bad("SELECT cyclone.explain_step(%s)", lambda w: [-1], sqlstate="P0002",
+                                words="step -1 not found"),
+    "explain: zero id": Bad("SELECT cyclone.explain_step(%s)", lambda w: [0], sqlstate="P0002", words="not found"),
+    "explain: largest id": Bad("SELECT cyclone.explain_step(%s)", lambda w: [2**63 - 1], sqlstate="P0002",
+                               words="not found"),
+    "explain: not a number": Bad("SELECT cyclone.explain_step(%s)", lambda w: ["7; DROP TABLE x"],
+                                 sqlstate="22P02", words="bigint"),
+    # schedule, unschedule, pause_schedule, resume_schedule
+    "schedule: empty name": Bad(SCHEDULE, sched(name=""), words="is empty"),
+    "schedule: huge name": Bad(SCHEDULE, sched(name=HUGE), words="at most 200"),
+    "schedule: control character": Bad(SCHEDULE, sched(name="s\n2"), words="control character"),
+    "schedule: empty cron": Bad(SCHEDULE, sched(cron=""), words="five fields"),
+    "schedule: unknown shorthand": Bad(SCHEDULE, sched(cron="@reboot"), words="five fields"),
+    "schedule: minute out of range": Bad(SCHEDULE, sched(cron="60 * * * *"), words="out of range"),
+    "schedule: zero step": Bad(SCHEDULE, sched(cron="*/0 * * * *"), words="step must be"),
+    "schedule: never fires": Bad(SCHEDULE, sched(cron="0 0 30 2 *"), words="never fires"),
+    "schedule: unknown time zone": Bad(SCHEDULE, sched(tz="Mars/Olympus"), words="pg_timezone_names"),
+    "schedule: unknown overlap": Bad(SCHEDULE, sched(overlap="sometimes"), words="p_overlap must be"),
+    "schedule: negative catch-up": Bad(SCHEDULE, sched(catchup=-HOUR), words="p_catchup must not be negative"),
+    "schedule: catch-up not an interval": Bad(SCHEDULE, sched(catchup="soon"), sqlstate="22007", words="interval"),
+    "schedule: input an array": Bad(SCHEDULE, sched(input=[1, 2]), words="must be a JSON object (got array)"),
+    "schedule: input JSON null": Bad(SCHEDULE, lambda w: ["s2", "@daily", Jsonb(None), "UTC", "skip", HOUR, None],
+                                     words="must be a JSON object (got null)"),
+    "schedule: input over 1 MiB": Bad(SCHEDULE, sched(input={"b": "y" * 1_100_000}), words="the limit is 1 MiB"),
+    "schedule: negative deadline": Bad(SCHEDULE, sched(deadline=-HOUR), words="p_deadline must be positive"),
+    "schedule: unknown workflow": Bad("SELECT cyclone.schedule('s2', '@daily', %s)", lambda w: ["nope"],
+                                      sqlstate="P0002", words='workflow "nope" not found'),
+    "unschedule: empty name": Bad("SELECT cyclone.unschedule(%s) AS r", lambda w: [""], returns=False),
+    "unschedule: huge name": Bad("SELECT cyclone.unschedule(%s) AS r", lambda w: [HUGE], returns=False),
+    "pause_schedule: huge name": Bad("SELECT cyclone.pause_schedule(%s) AS r", lambda w: [HUGE], returns=False),
+    "resume_schedule: empty name": Bad("SELECT cyclone.resume_schedule(%s) AS r", lambda w: [""], returns=False),
+    # backfill
+    "backfill: reversed": Bad("SELECT cyclone.backfill('s1', now() - interval '1 day', now() - interval '2 days')",
+                              lambda w: [], words="p_from < p_to <= now"),
+    "backfill: empty range": Bad("SELECT cyclone.backfill('s1', now() - interval '1 day', now() - interval '1 day')",
+                                 lambda w: [], words="p_from < p_to <= now"),
+    "backfill: into the future": Bad("SELECT cyclone.backfill('s1', now() - interval '1 day', %s)",
+                                     lambda w: ["infinity"], words="p_from < p_to <= now"),
+    "backfill: a thousand years": Bad(
+        "SELECT cyclone.backfill('s1', now() - interval '1000 years', now() - interval '1 day')", lambda w: [],
+        words="more than 10000 slots"),
+    "backfill: unknown schedule": Bad(
+        "SELECT cyclone.backfill(%s, now() - interval '2 days', now() - interval '1 day')", lambda w: ["nope"],
+        sqlstate="P0002", words='schedule "nope" not found'),
+    "backfill: not a time": Bad("SELECT cyclone.backfill('s1', %s, now())", lambda w: ["soonish"],
+                                sqlstate="22007", words="timestamp with time zone"),
+    # next_fire (the cron evaluator)
+    "next_fire: not a cron": Bad("SELECT cyclone.next_fire(%s, now())", lambda w: ["every day"], words="five fields"),
+    "next_fire: after infinity": Bad("SELECT cyclone.next_fire('@daily', %s)", lambda w: ["infinity"],
+                                     words="p_after must be finite"),
+    "next_fire: after -infinity": Bad("SELECT cyclone.next_fire('@daily', %s)", lambda w: ["-infinity"],
+                                      words="p_after must be finite"),
+    "next_fire: unknown time zone": Bad("SELECT cyclone.next_fire('@daily', now(), %s)", lambda w: ["Nowhere/Land"],
+                                        words="pg_timezone_names"),
+    "next_fire: never fires": Bad("SELECT cyclone.next_fire(%s, now())", lambda w: ["0 0 30 2 *"],
+                                  words="never fires"),
+    # PostgreSQL's own range check: the next fire time is past the last timestamptz.
+    "next_fire: at the end of time": Bad("SELECT cyclone.next_fire('@daily', %s)",
+                                         lambda w: ["294276-12-31 00:00:00+00"], sqlstate="22008",
+                                         words="out of range"),
+    # submit's p_traceparent
+    "traceparent: garbage": Bad(TRACED, lambda w: ["garbage"], words="is not version-traceid-parentid-flags"),
+    "traceparent: empty": Bad(TRACED, lambda w: [""], words="is not version-traceid-parentid-flags"),
+    "traceparent: all-zero trace id": Bad(TRACED, lambda w: ["00-" + "0" * 32 + "-b7ad6b7169203331-01"],
+                                          words="all-zero trace id"),
+    "traceparent: version ff": Bad(TRACED, lambda w: ["ff" + SPAN[2:]], words="invalid version ff"),
+    "traceparent: upper case": Bad(TRACED, lambda w: [SPAN.upper()], words="lower-case hex"),
+    "traceparent: huge": Bad(TRACED, lambda w: [HUGE], words="is not version-traceid-parentid-flags"),
+    # fail's p_span and p_error_kind, on a running step (it stays running, its lease intact)
+    "span: garbage": Bad(FAIL, lambda w: [w["step_id"], w["lease_generation"], "error", "garbage"],
+                         words="p_span"),
+    "span: empty": Bad(FAIL, lambda w: [w["step_id"], w["lease_generation"], "error", ""], words="p_span"),
+    "span: huge": Bad(FAIL, lambda w: [w["step_id"], w["lease_generation"], "error", HUGE], words="p_span"),
+    "span: all-zero span id": Bad(FAIL, lambda w: [w["step_id"], w["lease_generation"], "error",
+                                                   SPAN[:36] + "0" * 16 + "-01"], words="p_span"),
+    "error kind: unknown": Bad(FAIL, lambda w: [w["step_id"], w["lease_generation"], "nonsense", None],
+                               words="p_error_kind must be"),
+    "error kind: an engine's own": Bad(FAIL, lambda w: [w["step_id"], w["lease_generation"], "reclaim_limit", None],
+                                       words="p_error_kind must be"),
+    "error kind: empty": Bad(FAIL, lambda w: [w["step_id"], w["lease_generation"], "", None],
+                             words="p_error_kind must be"),
+    # metrics, check_invariants: no arguments
+    "metrics: an argument": Bad("SELECT * FROM cyclone.metrics(%s)", lambda w: ["x"], sqlstate="42883",
+                                words="does not exist"),
+    "check_invariants: an argument": Bad("SELECT * FROM cyclone.check_invariants(%s)", lambda w: [1],
+                                         sqlstate="42883", words="does not exist"),
+    # the pg_cron helper and tick (pg_cron is not in a test's database)
+    "schedule_tick: empty cron": Bad("SELECT cyclone.schedule_tick(%s, 0)", lambda w: [""],
+                                     words="p_schedule must be a cron schedule"),
+    "schedule_tick: negative reclaims": Bad("SELECT cyclone.schedule_tick('* * * * *', %s)", lambda w: [-1],
+                                            words="p_max_reclaims >= 0"),
+    "schedule_tick: no pg_cron": Bad("SELECT cyclone.schedule_tick('* * * * *', 0)", lambda w: [],
+                                     sqlstate="55000", words="pg_cron is not installed"),
+    "tick: negative reclaims": Bad("SELECT cyclone.tick(%s)", lambda w: [-1], words="p_max_reclaims"),
+    "retry: negative attempts": Bad("SELECT cyclone.retry(%s, 'a', %s)", lambda w: [w["dead"], -1],
+                                    words="p_additional_attempts must not be negative"),
+}
+
+
+def test_bad_values_for_the_new_functions_are_a_named_sqlstate_and_write_nothing(db: Conn, world: Row) -> None:
+    """Each case of BAD on one database: the refusal's SQLSTATE and words (or the
+    documented answer), a one-line message, and every engine table as it was."""
+    wrong = []
+    for label, bad in BAD.items():
+        before = snapshot(db)
+        args = bad.args(world)
+        try:
+            rows = db.execute(bad.query, args).fetchall()
+        except psycopg.Error as exc:
+            message = exc.diag.message_primary or ""
+            if bad.returns is not None or exc.sqlstate != bad.sqlstate or bad.words not in message:
+                wrong.append(f"{label}: {exc.sqlstate} {message[:200]!r}")
+            elif "\n" in message:
+                wrong.append(f"{label}: a message of several lines {message[:200]!r}")
+        else:
+            if bad.returns is None or rows != [{"r": bad.returns}]:
+                wrong.append(f"{label}: accepted, answered {str(rows)[:200]}")
+        if snapshot(db) != before:
+            wrong.append(f"{label}: wrote to {[t for t, h in snapshot(db).items() if before.get(t) != h]}")
+    assert wrong == []
+    assert len(BAD) >= 60
+
+
+def test_a_backfill_or_retry_out_of_range_is_22023_naming_its_argument(db: Conn, world: Row) -> None:
+    """Values a parameter's type holds but the engine's arithmetic does not: a
+    backfill from -infinity (today 0A000 "cannot convert infinity to integer")
+    and a retry with 2^31 - 1 more attempts (today 22003 "integer out of
+    range") say which argument is wrong, as every other refusal does."""
+    before = snapshot(db)
+    wrong = []
+    for query, args, words in [
+        ("SELECT cyclone.backfill('s1', %s, now() - interval '1 day')", ["-infinity"], "p_from"),
+        ("SELECT cyclone.retry(%s, 'a', %s)", [world["dead"], 2**31 - 1], "p_additional_attempts"),
+    ]:
+        try:
+            db.execute(query, args)
+        except psycopg.Error as exc:
+            if exc.sqlstate != "22023" or words not in (exc.diag.message_primary or ""):
+                wrong.append(f"{query}: {exc.sqlstate} {exc.diag.message_primary!r}")
+        else:
+            wrong.append(f"{query}: accepted")
+    assert snapshot(db) == before
+    assert wrong == []
+
+
+def test_a_refusal_quotes_at_most_a_bounded_part_of_a_huge_value(db: Conn, world: Row) -> None:
+    """Most refusals show a bad value cut at 40 characters ("xxxx..."); these
+    three quote all of it, so a 100,000-character value makes a message (and a
+    log line) of 100,000 characters."""
+    before = snapshot(db)
+    long = []
+    for query, args in [
+        ("SELECT cyclone.schedule('s2', '@daily', 'one', '{}', %s)", [HUGE]),
+        (FAIL, [world["step_id"], world["lease_generation"], HUGE, None]),
+        ("SELECT cyclone.retry(%s, %s)", [world["dead"], HUGE]),
+    ]:
+        with pytest.raises(psycopg.Error) as raised:
+            db.execute(query, args)
+        message = raised.value.diag.message_primary or ""
+        if len(message) > 500:
+            long.append(f"{query}: {raised.value.sqlstate}, {len(message)} characters")
+    assert snapshot(db) == before
+    assert long == []
