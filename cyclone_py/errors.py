@@ -10,6 +10,7 @@ SQLSTATE    exception
 ``55000``   :class:`WrongState`
 ``22023``   :class:`InvalidArgument`
 ``22004``   :class:`InvalidArgument`
+``22xxx``   :class:`InvalidArgument` (any data exception: a value PostgreSQL cannot take)
 ``42501``   :class:`PermissionDenied`
 ==========  =====================
 
@@ -190,11 +191,16 @@ _SQLSTATE_CLASSES: dict[str, type[CycloneError]] = {
 
 def from_sqlstate(sqlstate: str | None, message: str | None, *, transient: bool = False) -> CycloneError:
     """The exception for a database error: the class of its SQLSTATE (the table
-    above); else :class:`DatabaseUnavailable` when ``transient`` (a lost
-    connection, a shutdown, too many clients, a deadlock, a serialisation
-    failure, a statement timeout: nothing was done, the call may be retried);
-    else a plain :class:`CycloneError`."""
+    above; any other of class 22 is :class:`InvalidArgument`); else
+    :class:`DatabaseUnavailable` when ``transient`` (a lost connection, a
+    shutdown, too many clients, a deadlock, a serialisation failure, a
+    statement timeout: nothing was done, the call may be retried); else a plain
+    :class:`CycloneError`."""
     cls = _SQLSTATE_CLASSES.get(sqlstate or "")
+    if cls is None and (sqlstate or "").startswith("22"):
+        # Class 22, data exception: a value the database cannot take (a NUL in
+        # JSON text, a number out of range), refused as bad input like 22023.
+        cls = InvalidArgument
     if cls is not None:
         return cls(message, sqlstate=sqlstate)
     if transient:

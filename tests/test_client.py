@@ -110,6 +110,15 @@ def test_sqlstates_map_to_exceptions(client: Client) -> None:
         client.define_workflow("bad", {"nodes": []})
     with pytest.raises(errors.InvalidArgument):
         client.get_run("not-a-uuid")
+    # Any data exception (class 22) is bad input: a NUL escape jsonb refuses
+    # (22P05), an interval past PostgreSQL's (22008), a number past an int (22003).
+    client.define_workflow("one", {"nodes": [{"name": "a"}]})
+    with pytest.raises(errors.InvalidArgument, match="Unicode escape") as raised:
+        client.submit("one", {"a": "\x00"})
+    assert raised.value.sqlstate == "22P05"
+    with pytest.raises(errors.InvalidArgument) as raised:
+        client._value("SELECT 2147483647 + 1")
+    assert raised.value.sqlstate == "22003"
     wf = _linear()
     client.define_workflow(wf.name, wf.definition())
     run_id = client.submit(wf)
