@@ -279,7 +279,7 @@ class JsonValue(click.ParamType):  # type: ignore[type-arg]  # generic from clic
                 self.fail(f"cannot read {path!r}: {reason}", param, ctx)
         try:
             return json.loads(text, parse_constant=_reject_constant)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:  # RecursionError: nested too deep to parse
             self.fail(f"not valid JSON: {exc}", param, ctx)
 
 

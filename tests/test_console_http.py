@@ -303,10 +303,14 @@ def test_hostile_names_errors_payloads_and_filters_come_back_as_text(dsn: str, c
     ("/dead-letters?after=2026-01-01T00:00:00%2B00:00~abc", "not a page cursor"),
     ("/runs?state=%3Cb%3E", "unknown run state"),
     ("/runs?from=yesterday", "is not a time"),
-    ("/runs?id=zz%00", "hex digits"),
+    ("/runs?id=zz", "hex digits"),
+    ("/runs?id=ab%00", "contains a NUL character"),
     ("/runs?workflow=" + "w" * 300, "at most 200"),
     ("/dead-letters?kind=%ff%fe", "unknown error kind"),
     ("/runs/not-a-uuid", "not a run id"),
+    ("/runs?workflow=a%00b", "contains a NUL character"),
+    ("/dead-letters?workflow=%00", "contains a NUL character"),
+    ("/runs?key=%00", "contains a NUL character"),
 ])
 def test_malformed_query_strings_are_one_line_400s(dsn: str, client: Client, start_ui: type[UI],
                                                    path: str, words: str) -> None:
@@ -390,3 +394,76 @@ def test_retry_all_schedules_and_limits(dsn: str, client: Client, failed: uuid.U
         overview = h.get("/").text
         assert "nightly &lt;b&gt;" in overview and "<td>api</td>" in overview
     assert [(a.action, a.reason) for a in client.audit(failed)] == [("retry", "all of them")]
+
+
+def test_hostile_signal_payloads_are_one_line_400s_and_deliver_nothing(
+        dsn: str, client: Client, start_ui: type[UI]) -> None:
+    """JSON that Python parses but PostgreSQL's jsonb does not take (a NUL
+    escape, a number past a double), and JSON nested past the parser's depth:
+    the engine's or the parser's one line, never a 500, and the wait node still
+    waits."""
+    define(client)
+    run = run_to(client, "approval")
+    ui = start_ui(dsn, "--allow-actions")
+    with http(ui) as h:
+        token = csrf_of(h.get(f"/runs/{run}"))
+        for payload, words in [('{"a": "\\u0000"}', "unsupported Unicode escape sequence"),
+                               ("1e999999", "invalid input syntax for type json"),
+                               ("[" * 100_000, "the payload is not JSON"),
+                               ("NaN", "invalid input syntax for type json")]:
+            refused(h.post(f"/runs/{run}/signal", data={"csrf": token, "name": "approve", "payload": payload}),
+                    400, words)
+        refused(h.post(f"/runs/{run}/signal", data={"csrf": token, "name": "app\x00rove"}), 400,
+                "contains a NUL character")
+        assert h.get("/").status_code == 200  # the console still answers
+    assert [s.state for s in client.run_steps(run) if s.node == "approve"] == ["waiting"]
+
+
+def test_a_huge_error_is_shown_by_its_end_and_bounded(dsn: str, client: Client, start_ui: type[UI]) -> None:
+    """A handler's error is as long as the handler made it (here 2,000,000
+    characters, stored whole): the run page shows each place it appears (the
+    run's error, its step, the step's error history) by its last 10,000
+    characters, saying how many came before."""
+    define(client)
+    error = "<script>alert('start')</script>" + "E" * 2_000_000 + "\nRuntimeError: the <b>last</b> line"
+    run = run_to(client, "shop", "charge", error)
+    ui = start_ui(dsn)
+    with http(ui) as h:
+        page = h.get(f"/runs/{run}")
+        dead = h.get("/dead-letters")
+    assert page.status_code == 200 and len(page.text) < 60_000, len(page.text)
+    assert page.text.count(f"… {len(error) - 10_000} earlier characters not shown") == 3
+    assert page.text.count("RuntimeError: the &lt;b&gt;last&lt;/b&gt; line") == 3
+    assert "alert('start')" not in page.text and page.text.count("<script") == 1
+    assert dead.status_code == 200 and len(dead.text) < 60_000
+
+
+def test_html_in_the_names_of_workflows_nodes_limits_schedules_and_workers_comes_back_as_text(
+        dsn: str, client: Client, start_ui: type[UI]) -> None:
+    """Every page that shows a name the engine stores as given: the workflow's,
+    its nodes' (a dot label's quotes and brackets too), a limit's, a
+    schedule's, a signal's, a worker's, an input's keys."""
+    wf = '<img src=x onerror=alert("wf")>'
+    node = 'a"] ; x [label=<<b>evil</b>>] ; "\\'
+    client.define_limit("<b>lim</b>", concurrency=1)
+    client.define_workflow(wf, {"limits": [{"name": "<b>lim</b>", "key": "<k>"}], "nodes": [
+        {"name": node}, {"name": "<i>wait</i>", "kind": "wait", "signal": "<s>sig</s>", "deps": [node]},
+        {"name": "n2", "deps": [node]}]})
+    client.schedule("<script>s</script>", "@daily", wf, input={"<x>": "</script>"})
+    run = client.submit(wf, {"<k>": "<svg onload=alert(1)>"})
+    [c] = client.claim("<b>worker</b>", limit=1, lease_ttl=30)
+    client.complete(c.step_id, "<b>worker</b>", c.lease_generation, {"<o>": "<svg onload=alert(2)>"})
+    [c] = client.claim("<b>worker</b>", limit=1, lease_ttl=30)  # n2: running
+    ui = start_ui(dsn)
+    with http(ui) as h:
+        for path in ["/", "/runs", f"/runs/{run}", "/dead-letters", "/schedules", "/limits",
+                     "/runs?workflow=" + wf]:
+            page = h.get(path)
+            assert page.status_code == 200, path
+            text = page.text
+            assert text.count("<script") == 1 and "<img" not in text and "<svg onload" not in text, path
+            assert "<b>" not in text and "<i>wait" not in text and "<s>sig" not in text, path
+        assert "&lt;img src=x onerror=alert(&#34;wf&#34;)&gt;" in h.get("/runs").text
+        assert "&lt;b&gt;lim&lt;/b&gt;" in h.get("/limits").text
+        assert "&lt;script&gt;s&lt;/script&gt;" in h.get("/schedules").text
+        assert "&lt;b&gt;worker&lt;/b&gt;" in h.get("/").text

@@ -59,6 +59,8 @@ PAGE_SIZE = 50
 #: Characters of a payload shown before it is folded, and at most.
 FOLD_CHARS = 2000
 SHOW_CHARS = 100_000
+#: Characters of one error a page shows: its end (a traceback's last lines).
+ERROR_CHARS = 10_000
 #: Steps of one run explained (explain_step, all in one statement).
 EXPLAINED = 100
 #: Seconds between two refreshes of the overview.
@@ -141,6 +143,8 @@ def text(value: str | None, what: str, *, limit: int = MAX_FIELD) -> str | None:
     value = value.strip()
     if len(value) > limit:
         raise BadRequest(f"{what} is {len(value)} characters long (at most {limit})")
+    if "\x00" in value:  # PostgreSQL text cannot hold it: refused here, not by the driver
+        raise BadRequest(f"{what} contains a NUL character")
     return value or None
 
 
@@ -241,12 +245,28 @@ class Payload:
         return cls(full[:SHOW_CHARS], len(full) > FOLD_CHARS, cut)
 
 
+@dataclass(frozen=True)
+class ErrorText:
+    """An error as a page shows it: its last ``ERROR_CHARS`` characters, and how
+    many came before (an error is as long as a handler made it)."""
+
+    text: str
+    cut: int
+
+    @classmethod
+    def of(cls, value: str | None) -> ErrorText:
+        full = value or ""
+        cut = max(0, len(full) - ERROR_CHARS)
+        return cls(full[cut:], cut)
+
+
 def _environment() -> Environment:
     env = Environment(loader=PackageLoader("cyclone_py.console", "templates"),
                       autoescape=select_autoescape(default=True, default_for_string=True))
     env.filters["time"] = fmt_time
     env.filters["delta"] = fmt_delta
     env.filters["payload"] = Payload.of
+    env.filters["error_text"] = ErrorText.of
     env.filters["last_line"] = last_line
     env.globals["run_states"] = RUN_STATES
     env.globals["discard_kinds"] = DISCARD_KINDS
@@ -413,7 +433,7 @@ class Console:
                 raw = self._field(ctx, "payload", "the payload", limit=MAX_BODY)
                 try:
                     payload = None if raw is None else json.loads(raw)
-                except ValueError as exc:
+                except (ValueError, RecursionError) as exc:  # RecursionError: nested too deep
                     raise BadRequest(f"the payload is not JSON: {exc}") from None
                 delivered = client.signal(rid, name, payload)
                 ctx.notice = f"signal {name} " + ("delivered" if delivered else "kept until its wait node is reached")
