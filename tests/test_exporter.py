@@ -16,6 +16,7 @@ import signal
 import socket
 import subprocess
 import threading
+import urllib.error
 import urllib.request
 import uuid
 from collections.abc import Iterator
@@ -352,3 +353,63 @@ def test_top_bad_input_is_one_line(dsn: str) -> None:
                             capture_output=True, text=True, timeout=30)
     assert result.returncode == 1
     assert result.stderr.count("\n") == 1 and "is not a duration" in result.stderr, result.stderr
+
+
+# -- hostile input -----------------------------------------------------------------
+
+HOSTILE = ['<script>alert("wf")</script>', 'back\\slash "quoted" \\n', "工作流 ‮rtl", "a{b=\"c\"} 1"]
+
+
+def test_hostile_names_are_label_values_exactly_as_given(
+    dsn: str, client: Client, exporters: list[Exporter]
+) -> None:
+    """Workflow, schedule and limit names with HTML, quotes, backslashes, a
+    written-out newline, exposition syntax and unicode come back from the
+    scrape (prometheus_client's own parser) exactly as the engine stores them."""
+    for name in HOSTILE:
+        client.define_limit(f"lim {name}", concurrency=1)
+        client.define_workflow(name, {"limits": [{"name": f"lim {name}"}], "nodes": [{"name": "work"}]})
+        client.submit(name)
+        client.schedule(f"s {name}", "0 3 * * *", name)
+    client.define_workflow("fragile", {"max_attempts": 1, "nodes": [{"name": "boom"}]})
+    client.submit("fragile")
+    [c] = client.claim(WORKER, workflows=["fragile"])
+    client.fail(c.step_id, WORKER, c.lease_generation, "<b>no</b>", error_kind="permanent")
+    exporter = Exporter("--dsn", dsn, "--listen", "127.0.0.1:0")
+    exporters.append(exporter)
+    _, s = scrape(exporter.url())
+    assert value(s, "cyclone_exporter_up") == 1
+    for name in HOSTILE:
+        assert value(s, "cyclone_runs", workflow=name, state="running") == 1, name
+        assert value(s, "cyclone_steps", workflow=name, state="available") == 1, name
+        assert value(s, "cyclone_limit_running", limit=f"lim {name}", bucket="") == 0, name
+        assert value(s, "cyclone_schedule_next_fire_timestamp_seconds", schedule=f"s {name}") is not None, name
+    assert value(s, "cyclone_dlq_steps", workflow="fragile", error_kind="permanent") == 1
+    assert exporter.stop() == 0
+    assert "Traceback" not in exporter.log()
+
+
+@pytest.mark.parametrize("path", [
+    "/metrics?name[]=<script>alert(1)</script>", "/metrics?name[]=cyclone_runs&name[]=%ff%fe",
+    "/?" + "a=b&" * 2000, "/%ff%fe", "/metrics/../../etc/passwd", "/metrics?%00=%00",
+])
+def test_malformed_requests_get_an_answer_and_the_exporter_goes_on(
+    dsn: str, exporters: list[Exporter], path: str
+) -> None:
+    """What an exporter's port may be sent: a name filter with HTML or bytes
+    that are not UTF-8, a long query, a path that climbs. Each is answered
+    (never a 5xx, nothing echoed as HTML), and the next scrape is up."""
+    exporter = Exporter("--dsn", dsn, "--listen", "127.0.0.1:0")
+    exporters.append(exporter)
+    base = exporter.url().rsplit("/", 1)[0]
+    try:
+        with urllib.request.urlopen(base + path, timeout=10) as response:
+            status, body = response.status, response.read().decode("utf-8", "replace")
+    except urllib.error.HTTPError as exc:
+        status, body = exc.code, exc.read().decode("utf-8", "replace")
+    assert status < 500, (status, body[:300])
+    assert "<script" not in body
+    _, s = scrape(exporter.url())
+    assert value(s, "cyclone_exporter_up") == 1
+    assert exporter.stop() == 0
+    assert "Traceback" not in exporter.log()
