@@ -13,10 +13,11 @@ attempt, reclaims and lease generation; after every call the database must
 match it, ``check_invariants()`` must be empty, and no limit bucket holds more
 running steps than its concurrency.
 
-Time is moved in jumps of two hours against a lease TTL and a max_wait of one
-hour, a retry delay of half an hour and a rate period of one or three hours, so
-the real time an example takes never decides whether a lease has expired, a
-wait has run out, a retry is due or a claim has left its rate window.
+Time is moved in jumps of two days against a lease TTL and a max_wait of one
+day, a retry delay of half a day and a rate period of one or three days, so the
+real time an example takes (checked: under six hours) never decides whether a
+lease has expired, a wait has run out, a retry is due or a claim has left its
+rate window.
 
 Size: 25 examples of up to 40 calls each in ``make test`` (about 30 s);
 ``CYCLONE_PROPERTY_EXAMPLES=500`` for a longer search. A failure shrinks to the
@@ -55,10 +56,14 @@ from cyclone_py.client import Client
 EXAMPLES = int(os.environ.get("CYCLONE_PROPERTY_EXAMPLES", "25"))
 STEPS = 40
 
-LEASE_TTL = timedelta(hours=1)
-JUMP = timedelta(hours=2)       # every lease taken before a jump has expired after it
-LATER = timedelta(minutes=30)   # a retry delay that is due after the next jump, not before
-MAX_WAIT = "1 hour"             # a wait that has run out after one jump of its run's clock
+# The clock's jumps are days, so that the real time an example takes (seconds;
+# hours when the machine is suspended or its clock is stepped) cannot expire a
+# lease, run out a wait or make a retry due between two jumps.
+LEASE_TTL = timedelta(days=1)
+JUMP = timedelta(days=2)        # every lease taken before a jump has expired after it
+LATER = timedelta(hours=12)     # a retry delay that is due after the next jump, not before
+MAX_WAIT = "1 day"              # a wait that has run out after one jump of its run's clock
+REAL_TIME = timedelta(hours=6)  # the real time an example may take before the model's clock is wrong
 WORKERS = ("w1", "w2")
 TENANTS = ("a", "b")
 SIGNALS = ("go", "ok")
@@ -175,7 +180,7 @@ def dags() -> st.SearchStrategy[list[NodeDef]]:
         for i in range(count):
             earlier = [n.name for n in nodes]
             deps = draw(st.lists(st.sampled_from(earlier), unique=True, max_size=2)) if earlier else []
-            kind = draw(st.sampled_from(["task", "task", "task", "wait", "child"]))
+            kind = draw(st.sampled_from(["task", "task", "task", "wait", "child", "child"]))
             nodes.append(NodeDef(
                 name=f"n{i}", deps=sorted(deps), kind=kind,
                 signal=draw(st.sampled_from(SIGNALS)) if kind == "wait" else None,
@@ -192,8 +197,8 @@ def dags() -> st.SearchStrategy[list[NodeDef]]:
 
 def _window(epochs: int) -> timedelta:
     """A rate period that holds the claims of the current clock epoch (1) or of
-    the last two (2): an hour, or three."""
-    return timedelta(hours=1 if epochs == 1 else 3)
+    the last two (2): a day, or three."""
+    return timedelta(days=1 if epochs == 1 else 3)
 
 
 class EngineMachine(RuleBasedStateMachine):
@@ -210,6 +215,7 @@ class EngineMachine(RuleBasedStateMachine):
         dsn = self.cluster.create_database(self.db_name, template=self.template)
         self.client = Client(dsn, min_size=1, max_size=1)
         self.reader = psycopg.connect(dsn, autocommit=True)
+        self.started = self._real_now()
         self.workflows: list[WorkflowDef] = []
         self.model: dict[UUID, MRun] = {}
         self.order: list[UUID] = []                 # runs in the order the model learnt of them
@@ -223,6 +229,11 @@ class EngineMachine(RuleBasedStateMachine):
         self.epoch = 0
         self.schedule_paused = False
 
+    def _real_now(self) -> Any:
+        row = self.reader.execute("SELECT pg_catalog.now()").fetchone()
+        assert row is not None
+        return row[0]
+
     def teardown(self) -> None:
         self.client.close()
         self.reader.close()
@@ -230,7 +241,7 @@ class EngineMachine(RuleBasedStateMachine):
 
     # -- set-up --------------------------------------------------------------
 
-    @initialize(dags=st.lists(dags(), min_size=1, max_size=3),
+    @initialize(dags=st.lists(dags(), min_size=2, max_size=3),
                 limits=st.lists(st.lists(st.sampled_from(LIMITS), unique=True, max_size=3), min_size=3, max_size=3),
                 rl_keyed=st.booleans(), lim=st.integers(1, 3), per=st.integers(1, 2), rate=st.integers(1, 2),
                 rate_epochs=st.sampled_from([1, 2]))
@@ -394,10 +405,10 @@ class EngineMachine(RuleBasedStateMachine):
                 return False
         return True
 
-    def _claimable(self, running: Counter[tuple[str, str]]) -> list[tuple[MRun, MStep]]:
+    def _claimable(self, running: Counter[tuple[str, str]], workflow: str | None = None) -> list[tuple[MRun, MStep]]:
         out = []
         for run in self.model.values():
-            if run.state != "running":
+            if run.state != "running" or workflow not in (None, run.workflow.name):
                 continue
             for s in run.steps.values():
                 if s.state == "available" and s.due_epoch <= self.epoch and self._room(run, s, running):
@@ -429,9 +440,23 @@ class EngineMachine(RuleBasedStateMachine):
     @precondition(_has_available)
     @rule(target=leases, worker=st.sampled_from(WORKERS), limit=st.integers(1, 3))
     def claim(self, worker: str, limit: int) -> Any:
+        return multiple(*self._claim(worker, limit))
+
+    @precondition(_has_available)
+    @rule(worker=st.sampled_from(WORKERS), workflow=st.sampled_from([None, 0, 1, 2]))
+    def claim_and_complete(self, worker: str, workflow: int | None) -> None:
+        """A worker that finishes what it claims, of one workflow or any (claim's
+        p_workflows): runs reach their ends (and child runs their parents) in
+        fewer calls."""
+        name = None if workflow is None else self.workflows[workflow % len(self.workflows)].name
+        for lease in self._claim(worker, 1, name):
+            self._complete(lease)
+
+    def _claim(self, worker: str, limit: int, workflow: str | None = None) -> list[Lease]:
         running = self._running_per_bucket()
-        eligible = {s.id for _, s in self._claimable(running)}
-        claimed = self.client.claim(worker, limit=limit, lease_ttl=LEASE_TTL)
+        eligible = {s.id for _, s in self._claimable(running, workflow)}
+        claimed = self.client.claim(worker, limit=limit, lease_ttl=LEASE_TTL,
+                                    workflows=None if workflow is None else [workflow])
         assert len(claimed) <= limit
         out = []
         for row in claimed:
@@ -454,9 +479,9 @@ class EngineMachine(RuleBasedStateMachine):
         # No head-of-line blocking: a claim short of its limit left nothing
         # claimable that its buckets had room for.
         if len(claimed) < limit:
-            left = list(self._claimable(self._running_per_bucket()))
+            left = list(self._claimable(self._running_per_bucket(), workflow))
             assert not left, f"claim took {len(claimed)} of {limit} and left {[s.id for _, s in left]} claimable"
-        return multiple(*out)
+        return out
 
     def _held(self) -> list[Lease]:
         """The current leases, by step id."""
@@ -532,16 +557,19 @@ class EngineMachine(RuleBasedStateMachine):
         run, _ = self.by_step[step.id]
         return (run.root().id, run.id, step.id)
 
+    def _jump(self) -> None:
+        self.client.advance_time(JUMP)
+        self.epoch += 1
+        # A wait's clock runs only while its run is not paused.
+        for run in self.model.values():
+            for s in run.steps.values():
+                if s.state == "waiting" and s.node.max_wait and run.state == "running":
+                    s.waited += 1
+
     @rule(jump=st.booleans(), max_reclaims=st.sampled_from([0, 1, 2]))
     def tick(self, jump: bool, max_reclaims: int) -> None:
         if jump:
-            self.client.advance_time(JUMP)
-            self.epoch += 1
-            # A wait's clock runs only while its run is not paused.
-            for run in self.model.values():
-                for s in run.steps.values():
-                    if s.state == "waiting" and s.node.max_wait and run.state == "running":
-                        s.waited += 1
+            self._jump()
         sched = self.client.schedules("hourly")[0]
         before = self.client.now()
         # The sweep: every lease taken before the last jump has expired.
@@ -608,6 +636,22 @@ class EngineMachine(RuleBasedStateMachine):
         if live:
             self._end(m, "cancelled")
             self._tell_parent(m)
+
+    @precondition(lambda self: any(r.state == "running" for r in self.model.values()))
+    @rule(data=st.data(), then_tick=st.booleans())
+    def pause_over_a_jump(self, data: st.DataObject, then_tick: bool) -> None:
+        """A run paused while the clock jumps (one with a wait that has a
+        max_wait, when there is one): its waits' max_wait does not elapse, its
+        leases do; then a tick, or not."""
+        running = [r for r in self._runs() if self.model[r].state == "running"]
+        waiting = [r for r in running if any(s.state == "waiting" and s.node.max_wait
+                                             for s in self.model[r].steps.values())]
+        run = data.draw(st.sampled_from(waiting or running), label="run")
+        self._pause(run)
+        self._jump()
+        self._resume(run)
+        if then_tick:
+            self.tick(jump=False, max_reclaims=0)
 
     def _pause(self, run: UUID) -> None:
         m = self.model[run]
@@ -752,6 +796,9 @@ class EngineMachine(RuleBasedStateMachine):
         """After every call: no broken invariant, every bucket's running count
         and every run and step as the model says."""
         self._bind_children()
+        # The model's clock is the jumps: real time must stay well inside one.
+        real = self._real_now() - self.started
+        assert real < REAL_TIME, f"the real clock moved {real} during one example: the model holds for {REAL_TIME}"
         assert self.client.check_invariants() == []
         # Each bucket's running count (its slots: a rate holds none) is the
         # model's (a claim never took a step into a full bucket: claim checks
