@@ -323,3 +323,26 @@ def test_a_worker_process_with_a_bad_cron_exits_with_one_line(dsn: str, tmp_path
     assert p.p.wait(30) == 1
     lines = p.text().strip().splitlines()
     assert lines == ["cyclone: invalid argument: cron: day of week 8 is out of range (0 to 7)"], lines
+
+
+def test_a_scheduled_run_retried_after_it_failed_holds_off_the_next_slot_again(client: Client) -> None:
+    """SPEC 13: with overlap skip, a slot whose schedule still has a run running
+    or paused is skipped. A run of the schedule that failed, was seen finished
+    by a tick, and was then retried is running again, so the next slot is
+    skipped. (Today it is fired: a tick closed the failed run's row of
+    cyclone_schedule_runs, and a retry does not open it again, so the overlap
+    rules no longer see the run.) Found by tests/test_state_machine.py."""
+    client.define_workflow("one", {"max_attempts": 1, "nodes": [{"name": "a"}]})
+    client.schedule("hourly", "0 * * * *", "one")
+    runs = []
+    for _ in range(2):  # two slots, each run failing: the second tick closes the first run's row
+        client.advance_time(timedelta(hours=1))
+        assert client.tick().scheduled == 1
+        [c] = client.claim("w", workflows=["one"])
+        assert client.fail(c.step_id, "w", c.lease_generation, "boom", error_kind="permanent") == "discarded"
+        runs.append(c.run_id)
+    client.retry(runs[0], "a", additional_attempts=1)
+    assert client.get_run(runs[0]).state == "running"
+    client.advance_time(timedelta(hours=1))
+    result = client.tick()
+    assert (result.scheduled, result.skipped_slots) == (0, 1), result.raw
