@@ -143,7 +143,6 @@ class MRun:
     steps: dict[str, MStep] = field(default_factory=dict)
     signals: Counter[str] = field(default_factory=Counter)   # kept for wait nodes still to come
     scheduled: bool = False
-    closed: bool = False        # a scheduled run a tick saw finished (see tick)
     parent: tuple[MRun, MStep] | None = None
 
     def dependents(self, node: str) -> list[MStep]:
@@ -225,7 +224,6 @@ class EngineMachine(RuleBasedStateMachine):
         self.concurrency = {"lim": 1, "per": 1}
         self.rate = 1
         self.rate_epochs = 1
-        self.rate_lowered_at = -10                  # the epoch of the last lowered rate
         self.claims: dict[tuple[str, str], list[int]] = {}   # rate buckets: the epoch of every claim
         self.epoch = 0
         self.schedule_paused = False
@@ -597,14 +595,7 @@ class EngineMachine(RuleBasedStateMachine):
             if step.state == "waiting" and run.state == "running":
                 self._discard(run, step)
                 waits += 1
-        # A scheduled run a tick saw finished and a retry reopened is not seen
-        # by the overlap rule: tests/test_schedules.py::
-        # test_a_scheduled_run_retried_after_it_failed_holds_off_the_next_slot_again
-        # fails until it is; until then such a run leaves the slot undecided.
-        live_scheduled = any(r.scheduled and r.live and not r.closed for r in self.model.values())
-        unseen = any(r.scheduled and r.live and r.closed for r in self.model.values())
-        for r in self.model.values():
-            r.closed = r.closed or (r.scheduled and not r.live)
+        live_scheduled = any(r.scheduled and r.live for r in self.model.values())
         known = set(self.model)
         result = self.client.tick(max_reclaims)
         after = self.client.now()
@@ -615,7 +606,7 @@ class EngineMachine(RuleBasedStateMachine):
         assert result.scheduled <= 1, result.raw
         if self.schedule_paused or live_scheduled or sched.next_fire_at > after:
             assert result.scheduled == 0, result.raw
-        elif sched.next_fire_at <= before and not unseen:
+        elif sched.next_fire_at <= before:
             assert result.scheduled == 1, result.raw
         self._bind_children()  # those a child run's end started in its parent
         new = [r[0] for r in self.reader.execute(
@@ -746,13 +737,6 @@ class EngineMachine(RuleBasedStateMachine):
             self.concurrency["lim"] = value
             self.client.define_limit("lim", concurrency=value)
             return
-        if value > self.rate and self.epoch - self.rate_lowered_at < self.rate_epochs:
-            # A rate raised again within the period of its lowering forgets the
-            # claims the lowering trimmed (tests/test_limits.py::
-            # test_a_rate_lowered_then_raised_within_its_period_still_counts_every_claim_in_the_window).
-            return
-        if value < self.rate:
-            self.rate_lowered_at = self.epoch
         self.rate = value
         self.client.define_limit("rl", rate=value, period=_window(self.rate_epochs))
 
@@ -808,14 +792,15 @@ class EngineMachine(RuleBasedStateMachine):
         real = self._real_now() - self.started
         assert real < REAL_TIME, f"the real clock moved {real} during one example: the model holds for {REAL_TIME}"
         assert self.client.check_invariants() == []
-        # Each bucket's running count (its slots: a rate holds none) is the
-        # model's (a claim never took a step into a full bucket: claim checks
-        # that; a lowered concurrency may leave more running than it allows),
-        # its rate window no fuller than the rate.
+        # Each bucket's running count (its slots: a rate holds none) and the
+        # claims in its rate window are the model's (a claim never took a step
+        # into a full bucket: claim checks that; a lowered bound may leave more
+        # than it allows).
         held = self._running_per_bucket()
         for row in self.client.limits():
             assert row.running == held[(row.name, row.bucket)], row
-            assert row.rate is None or (row.claims_in_period or 0) <= row.rate, row
+            if row.rate is not None:
+                assert row.claims_in_period == self._in_window((row.name, row.bucket)), row
         states = dict(self.reader.execute("SELECT id, state FROM cyclone.cyclone_runs").fetchall())
         assert set(states) == set(self.model)
         for run_id, m in self.model.items():
