@@ -979,8 +979,8 @@ def test_bad_values_for_the_new_functions_are_a_named_sqlstate_and_write_nothing
 
 def test_a_backfill_or_retry_out_of_range_is_22023_naming_its_argument(db: Conn, world: Row) -> None:
     """Values a parameter's type holds but the engine's arithmetic does not: a
-    backfill from -infinity (today 0A000 "cannot convert infinity to integer")
-    and a retry with 2^31 - 1 more attempts (today 22003 "integer out of
+    backfill from -infinity (it was 0A000 "cannot convert infinity to integer")
+    and a retry with 2^31 - 1 more attempts (it was 22003 "integer out of
     range") say which argument is wrong, as every other refusal does."""
     before = snapshot(db)
     wrong = []
@@ -1000,9 +1000,9 @@ def test_a_backfill_or_retry_out_of_range_is_22023_naming_its_argument(db: Conn,
 
 
 def test_a_refusal_quotes_at_most_a_bounded_part_of_a_huge_value(db: Conn, world: Row) -> None:
-    """Most refusals show a bad value cut at 40 characters ("xxxx..."); these
-    three quote all of it, so a 100,000-character value makes a message (and a
-    log line) of 100,000 characters."""
+    """Refusals show a bad value cut at 40 characters ("xxxx..."). These three
+    quoted all of it, so a 100,000-character value made a message (and a log
+    line) of 100,000 characters."""
     before = snapshot(db)
     long = []
     for query, args in [

@@ -369,10 +369,9 @@ def test_a_rate_lowered_then_raised_within_its_period_still_counts_every_claim_i
     one bucket; changing a limit applies to the next claim. Three claims at rate
     3, the rate lowered to 1 and raised back to 3 within the hour: the window
     still holds three claims, so a fourth must wait for the oldest to leave it.
-    (define_limit's lowering deletes all but the latest token, and the raise
-    lets two more claims in: five in one hour at rate 3.) Found while extending
-    tests/test_state_machine.py, which does not raise a rate within the period
-    of its lowering until this passes."""
+    (define_limit's lowering deleted all but the latest token, and the raise
+    let two more claims in: five in one hour at rate 3.) Found while extending
+    tests/test_state_machine.py."""
     client.define_limit("burst", rate=3, period=timedelta(hours=1))
     client.define_workflow("many", {"limits": [{"name": "burst"}],
                                     "nodes": [{"name": f"n{i}"} for i in range(5)]})

@@ -329,9 +329,9 @@ def test_a_scheduled_run_retried_after_it_failed_holds_off_the_next_slot_again(c
     """SPEC 13: with overlap skip, a slot whose schedule still has a run running
     or paused is skipped. A run of the schedule that failed, was seen finished
     by a tick, and was then retried is running again, so the next slot is
-    skipped. (Today it is fired: a tick closed the failed run's row of
-    cyclone_schedule_runs, and a retry does not open it again, so the overlap
-    rules no longer see the run.) Found by tests/test_state_machine.py."""
+    skipped. (It was fired: a tick closed the failed run's row of
+    cyclone_schedule_runs, and a retry did not open it again, so the overlap
+    rules no longer saw the run.) Found by tests/test_state_machine.py."""
     client.define_workflow("one", {"max_attempts": 1, "nodes": [{"name": "a"}]})
     client.schedule("hourly", "0 * * * *", "one")
     runs = []
