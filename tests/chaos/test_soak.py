@@ -34,7 +34,10 @@ What is proved at the end (see docs/reliability.md, "The chaos soak"):
 
 It prints a report (``--soak-report PATH`` also writes it as JSON): runs,
 steps, kills, restarts, reclaims, the workers' RSS over time, the engine's
-tables and indexes before and after the prune.
+tables and indexes before the prune, after it (and a VACUUM), and after the
+REINDEX that ``cyclone prune --reindex`` adds. On a soak of 10 minutes or more,
+the survivor's RSS must be flat: the last tenth's median at most 1.2 x the
+second tenth's.
 """
 
 from __future__ import annotations
@@ -301,7 +304,8 @@ def summary(report: dict[str, Any]) -> str:
             f" crashes, {report.get('submit_retries')} submit retries;"
             f" survivor RSS by tenths {rss.get('tenth_medians_kb')} kB;"
             f" cyclone tables {sizes.get('sizes_before_prune')} B before prune,"
-            f" {sizes.get('sizes_after_prune_and_vacuum')} B after prune + VACUUM;"
+            f" {sizes.get('sizes_after_prune_and_vacuum')} B after prune + VACUUM,"
+            f" {sizes.get('sizes_after_reindex')} B after REINDEX;"
             f" invariant violations {report.get('invariant_violations')}")
 
 
@@ -512,6 +516,9 @@ def _soak(dsn: str, embedded_db: cyclone_db.EmbeddedCluster, fleet: Fleet, chaos
     report["prune"] = {"runs_deleted": pruned, "seconds": round(time.monotonic() - t, 2)}
     query(dsn, "VACUUM (ANALYZE) " + ", ".join(f"cyclone.{name}" for name in report["sizes_before_prune"]))
     report["sizes_after_prune_and_vacuum"] = soak_checks.relation_sizes(dsn)
+    with Client(dsn, min_size=1, max_size=1) as c:
+        c.reindex()  # what `cyclone prune --reindex` does after the prune (docs/operations.md)
+    report["sizes_after_reindex"] = soak_checks.relation_sizes(dsn)
     assert pruned == len(runs)
     left = query(dsn, "SELECT (SELECT count(*) FROM cyclone.cyclone_runs) AS runs,"
                       " (SELECT count(*) FROM cyclone.cyclone_steps) AS steps,"
@@ -519,7 +526,7 @@ def _soak(dsn: str, embedded_db: cyclone_db.EmbeddedCluster, fleet: Fleet, chaos
     assert left == {"runs": 0, "steps": 0, "slots": 0}, left
     assert_consistent(dsn)
     report["size_totals"] = {k: sum(v["total"] for v in report[k].values())
-                             for k in ("sizes_before_prune", "sizes_after_prune_and_vacuum")}
+                             for k in ("sizes_before_prune", "sizes_after_prune_and_vacuum", "sizes_after_reindex")}
 
     # -- memory: flat, once warm (judged on a soak long enough to tell) ----------------
     medians = report["rss"]["survivor_summary"]["tenth_medians_kb"]
