@@ -226,34 +226,43 @@ class Submitter(threading.Thread):
 
 
 class RssSampler(threading.Thread):
-    """Every ``every`` seconds, each live worker's VmRSS (``/proc/<pid>/status``)."""
+    """Every ``every`` seconds, each live worker's VmRSS and thread count
+    (``/proc/<pid>/status``) and its open file descriptors (``/proc/<pid>/fd``):
+    a leak of memory, threads or connections would show as growth."""
 
     def __init__(self, fleet: Fleet, every: float) -> None:
         super().__init__(daemon=True, name="soak-rss")
         self.fleet, self.every = fleet, every
         self.started = time.monotonic()
-        self.samples: list[tuple[float, str, int]] = []  # (seconds since start, worker, kB)
+        self.samples: list[tuple[float, str, int, int, int]] = []  # (s since start, worker, kB, threads, fds)
         self.stopping = threading.Event()
 
     @staticmethod
-    def rss_kb(pid: int) -> int | None:
+    def probe(pid: int) -> tuple[int, int, int] | None:
         try:
-            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
-        except (OSError, ValueError):
-            return None
-        return None
+            fields = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines())
+            fds = len(os.listdir(f"/proc/{pid}/fd"))
+            return int(fields["VmRSS"].split()[0]), int(fields["Threads"]), fds
+        except (OSError, ValueError, KeyError):
+            return None  # it died between live() and here
 
     def run(self) -> None:
         while not self.stopping.wait(self.every):
             for p in self.fleet.live():
-                kb = self.rss_kb(p.popen.pid)
-                if kb is not None:
-                    self.samples.append((round(time.monotonic() - self.started, 1), p.name, kb))
+                got = self.probe(p.popen.pid)
+                if got is not None:
+                    self.samples.append((round(time.monotonic() - self.started, 1), p.name, *got))
 
     def of(self, name: str) -> list[tuple[float, int]]:
-        return [(t, kb) for t, n, kb in self.samples if n == name]
+        """``(seconds, kB)`` of one worker."""
+        return [(t, kb) for t, n, kb, _, _ in self.samples if n == name]
+
+    def threads_fds(self, name: str) -> dict[str, Any]:
+        mine = [(threads, fds) for _, n, _, threads, fds in self.samples if n == name]
+        if not mine:
+            return {}
+        return {"threads_first": mine[0][0], "threads_last": mine[-1][0], "threads_max": max(t for t, _ in mine),
+                "fds_first": mine[0][1], "fds_last": mine[-1][1], "fds_max": max(f for _, f in mine)}
 
 
 def register(dsn: str) -> datetime:
@@ -502,8 +511,9 @@ def _soak(dsn: str, embedded_db: cyclone_db.EmbeddedCluster, fleet: Fleet, chaos
     survivor_rss = rss.of(survivor.name)
     report["rss"] = {"survivor": survivor.name, "survivor_outages_logged": outages,
                      "survivor_summary": rss_summary(survivor_rss), "survivor_series": survivor_rss,
-                     "others_kb": {"min": min((kb for _, n, kb in rss.samples if n != survivor.name), default=None),
-                                   "max": max((kb for _, n, kb in rss.samples if n != survivor.name), default=None)}}
+                     "survivor_threads_fds": rss.threads_fds(survivor.name),
+                     "others_kb": {"min": min((s[2] for s in rss.samples if s[1] != survivor.name), default=None),
+                                   "max": max((s[2] for s in rss.samples if s[1] != survivor.name), default=None)}}
     assert_consistent(dsn)
     report["invariant_violations"] = 0
 
