@@ -80,7 +80,6 @@ WORKERS = 3
 CONCURRENCY = 4
 BACKLOG = 60  # unfinished submitted runs the submitter keeps at most
 RESTART_EVERY = 300.0  # seconds of chaos per database crash (at least one)
-TERMINAL = ("completed", "failed", "cancelled")
 
 
 @dataclass
@@ -363,7 +362,7 @@ def _soak(dsn: str, embedded_db: cyclone_db.EmbeddedCluster, fleet: Fleet, chaos
     live_at_restart: list[list[Proc]] = []
     backfills: list[dict[str, Any]] = []
     rng = random.Random(os.getpid())
-    while (elapsed := time.monotonic() - started) < chaos_seconds:
+    while time.monotonic() - started < chaos_seconds:
         time.sleep(rng.uniform(0.7, 1.3))
         assert fleet.unexpected_exits() == []
         assert submitter.error is None, submitter.error
