@@ -1,23 +1,43 @@
 """Chaos soak: real ``cyclone worker`` processes, SIGKILLed about once a second,
-and one crash-restart of PostgreSQL in the middle, under a fan-out/fan-in load.
+and crash-restarts of PostgreSQL, under a load that takes limits, child runs
+and a schedule (``apps.soak``).
 
-What is proved at the end (see docs/reliability.md):
+The chaos lasts ``--soak-minutes`` (else 20 s x ``--scale``; scale 1 is what
+``make test`` runs). During it a submitter keeps a backlog of runs (a quarter
+of them parents whose child node runs the fan-out), one worker of three is
+killed about every second and replaced (one, the survivor, is never killed, so
+that its memory can be watched), PostgreSQL is crash-restarted once every five
+minutes (at least once), the every-minute schedule fires by the workers' ticks,
+and a past range of its slots is backfilled three times over, across a
+restart. Then the chaos stops, everything drains, the schedule is paused.
+
+What is proved at the end (see docs/reliability.md, "The chaos soak"):
 
 - every run completed, with the output the data flowing through its DAG
-  implies (the join adds up what every leaf returned);
-- every step completed exactly once: an observer trigger (on this test's
-  private database only) records every state change of every step, and each
-  step went ``running -> completed`` once, under its final lease generation,
-  and never left ``completed``;
-- each execution is in the app's ledger (a row per started execution), at
-  most one per lease generation; every step executed at least once, and the
-  extra executions are explained: executions <= claims = 1 + reclaims + failed
-  attempts;
-- nothing is left running, available or pending; idempotent submission under
-  the restart created each run once;
-- the workers reconnected after the restart (their logs say so), no worker
-  died on its own, every worker still alive exits 0 on SIGTERM, and no log
-  holds a traceback.
+  implies; each submitted key made one run, each parent one child run whose
+  output is its child node's;
+- every step completed exactly once: each task step went ``running ->
+  completed`` once, under its final lease generation, and never left
+  ``completed``; its executions (the ledger) are one per lease generation at
+  most, the accepted one among them, and the extra ones explained by reclaims
+  and failed attempts; each child node went ``waiting -> completed`` once and
+  was never claimed;
+- no limit was exceeded: no bucket of a concurrency limit ever had more steps
+  in ``running`` at once than its concurrency, and no bucket of a rate limit
+  more claims within one period than its rate (``soak_checks`` says why this
+  reading is sound); and each limit was reached, so the check was not idle;
+- every slot of the schedule ran exactly once: the backfilled range and every
+  minute the schedule passed while the workers ticked, none skipped;
+- ``cyclone.check_invariants()`` is empty, before and after a prune of every
+  run; the workers reconnected after each restart, none died on its own, each
+  exits 0 on SIGTERM, and no log holds a traceback.
+
+It prints a report (``--soak-report PATH`` also writes it as JSON): runs,
+steps, kills, restarts, reclaims, the workers' RSS over time, the engine's
+tables and indexes before the prune, after it (and a VACUUM), and after the
+REINDEX that ``cyclone prune --reindex`` adds. On a soak of 10 minutes or more,
+the survivor's RSS must be flat: the last tenth's median at most 1.2 x the
+second tenth's.
 """
 
 from __future__ import annotations
@@ -26,22 +46,27 @@ import json
 import os
 import random
 import signal
+import statistics
 import subprocess
 import sys
 import threading
 import time
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
+import soak_checks
+from apps.soak import JOIN_RATE, LEAF, MINUTELY, TENANT, TENANTS, app, expected_sum
 from helpers import assert_consistent
-from psycopg.rows import dict_row
+from soak_checks import OBSERVER, query
 
 from cyclone_py import db as cyclone_db
+from cyclone_py.client import Client
 
 pytestmark = pytest.mark.slow
 
@@ -53,41 +78,8 @@ LEASE_TTL = 1.5
 POLL = 0.2
 WORKERS = 3
 CONCURRENCY = 4
-
-OBSERVER = """
-CREATE TABLE public.chaos_ledger (
-    id bigserial PRIMARY KEY, step_id bigint NOT NULL, run_id uuid NOT NULL, node text NOT NULL,
-    attempt int NOT NULL, lease_generation bigint NOT NULL, worker text, pid int,
-    at timestamptz NOT NULL DEFAULT clock_timestamp());
-CREATE TABLE public.chaos_transitions (
-    id bigserial PRIMARY KEY, step_id bigint NOT NULL, old_state text, new_state text,
-    old_generation bigint, new_generation bigint, old_reclaims int, new_reclaims int,
-    attempt int, error text, at timestamptz NOT NULL DEFAULT clock_timestamp());
-CREATE FUNCTION public.chaos_observe() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    INSERT INTO public.chaos_transitions (step_id, old_state, new_state, old_generation, new_generation,
-                                          old_reclaims, new_reclaims, attempt, error)
-    VALUES (NEW.id, OLD.state, NEW.state, OLD.lease_generation, NEW.lease_generation,
-            OLD.reclaims, NEW.reclaims, NEW.attempt, NEW.error);
-    RETURN NULL;
-END $$;
-CREATE TRIGGER chaos_observe AFTER UPDATE ON cyclone.cyclone_steps
-    FOR EACH ROW WHEN (OLD.state IS DISTINCT FROM NEW.state) EXECUTE FUNCTION public.chaos_observe();
-"""
-
-
-def query(dsn: str, sql: str, params: Any = None, *, attempts: int = 100) -> list[dict[str, Any]]:
-    """Run one query on a fresh connection, riding out the database restart."""
-    for n in range(attempts):
-        try:
-            with psycopg.connect(dsn, autocommit=True, connect_timeout=5, row_factory=dict_row) as c:
-                cur = c.execute(sql, params)
-                return cur.fetchall() if cur.description is not None else []
-        except psycopg.OperationalError:
-            if n == attempts - 1:
-                raise
-            time.sleep(0.2)
-    raise AssertionError("unreachable")
+BACKLOG = 60  # unfinished submitted runs the submitter keeps at most
+RESTART_EVERY = 300.0  # seconds of chaos per database crash (at least one)
 
 
 @dataclass
@@ -125,7 +117,7 @@ class Fleet:
         command = [str(CYCLONE)] if CYCLONE.exists() else [sys.executable, "-m", "cyclone_py.cli"]
         with open(log, "wb") as fh:
             popen = subprocess.Popen(
-                [*command, "--dsn", self.dsn, "worker", "--app", "apps.chaos:app",
+                [*command, "--dsn", self.dsn, "worker", "--app", "apps.soak:app",
                  "--concurrency", str(CONCURRENCY), "--lease-ttl", str(LEASE_TTL), "--poll-interval", str(POLL),
                  "--shutdown-grace", "5", "--name", name, "--log-level", "info"],
                 cwd=str(ROOT), env=env, stdout=fh, stderr=subprocess.STDOUT,
@@ -179,130 +171,329 @@ def fleet(dsn: str, tmp_path: Path) -> Iterator[Fleet]:
         p.popen.wait(10)
 
 
-class Submitter(threading.Thread):
-    """Submits runs ``first .. last-1`` with idempotency keys, retrying each
-    through the database restart (a retried key must not make a second run)."""
+def retrying(dsn: str, sql: str, params: Any = None, tries: int = 300) -> tuple[list[dict[str, Any]], int]:
+    """One statement, retried through a database restart; its rows and how
+    many times it was retried. Only for statements that are safe to repeat."""
+    for attempt in range(tries):
+        try:
+            return query(dsn, sql, params, attempts=1), attempt
+        except psycopg.OperationalError:
+            if attempt == tries - 1:
+                raise
+            time.sleep(0.2)
+    raise AssertionError("unreachable")
 
-    def __init__(self, dsn: str, first: int, last: int, pace: float = 0.0) -> None:
-        super().__init__(daemon=True, name="chaos-submitter")
-        self.dsn, self.first, self.last, self.pace = dsn, first, last, pace
+
+class Submitter(threading.Thread):
+    """Submits runs 0, 1, 2, ... with idempotency keys ``soak-<i>`` until told
+    to stop, keeping at most ``BACKLOG`` of them unfinished, retrying each
+    through a database restart (a retried key must not make a second run).
+    Every fourth run is a ``soak_parent``, the others ``soak_fan``."""
+
+    def __init__(self, dsn: str) -> None:
+        super().__init__(daemon=True, name="soak-submitter")
+        self.dsn = dsn
+        self.submitted = 0
         self.retries = 0
+        self.stopping = threading.Event()
         self.error: BaseException | None = None
+
+    def backlog(self) -> int:
+        rows, retried = retrying(self.dsn, "SELECT count(*) AS n FROM cyclone.cyclone_runs"
+                                           " WHERE state NOT IN ('completed', 'failed', 'cancelled')"
+                                           " AND idempotency_key LIKE 'soak-%%'")
+        self.retries += retried
+        return int(rows[0]["n"])
 
     def run(self) -> None:
         try:
-            for i in range(self.first, self.last):
-                for attempt in range(300):
-                    try:
-                        query(self.dsn, "SELECT cyclone.submit('chaos_fan', jsonb_build_object('n', %s::int),"
-                                        " NULL, %s)", (i, f"chaos-{i}"), attempts=1)
-                        break
-                    except psycopg.OperationalError:
-                        if attempt == 299:
-                            raise
-                        self.retries += 1
-                        time.sleep(0.2)
-                time.sleep(self.pace)
+            while not self.stopping.is_set():
+                room = BACKLOG - self.backlog()
+                if room <= 0:
+                    self.stopping.wait(0.1)
+                    continue
+                for _ in range(min(room, 20)):
+                    i = self.submitted
+                    workflow = "soak_parent" if i % 4 == 3 else "soak_fan"
+                    _, retried = retrying(
+                        self.dsn, "SELECT cyclone.submit(%s, jsonb_build_object('n', %s::int, 'tenant', %s::text),"
+                                  " NULL, %s)", (workflow, i, f"t{i % TENANTS}", f"soak-{i}"))
+                    self.retries += retried
+                    self.submitted += 1
         except BaseException as exc:
             self.error = exc
 
 
-def test_workers_killed_every_second_and_a_database_crash_lose_nothing_and_do_nothing_twice(
-    dsn: str, embedded_db: cyclone_db.EmbeddedCluster, fleet: Fleet, chaos_scale: float
+class RssSampler(threading.Thread):
+    """Every ``every`` seconds, each live worker's VmRSS and thread count
+    (``/proc/<pid>/status``) and its open file descriptors (``/proc/<pid>/fd``):
+    a leak of memory, threads or connections would show as growth."""
+
+    def __init__(self, fleet: Fleet, every: float) -> None:
+        super().__init__(daemon=True, name="soak-rss")
+        self.fleet, self.every = fleet, every
+        self.started = time.monotonic()
+        self.samples: list[tuple[float, str, int, int, int]] = []  # (s since start, worker, kB, threads, fds)
+        self.stopping = threading.Event()
+
+    @staticmethod
+    def probe(pid: int) -> tuple[int, int, int] | None:
+        try:
+            fields = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines())
+            fds = len(os.listdir(f"/proc/{pid}/fd"))
+            return int(fields["VmRSS"].split()[0]), int(fields["Threads"]), fds
+        except (OSError, ValueError, KeyError):
+            return None  # it died between live() and here
+
+    def run(self) -> None:
+        while not self.stopping.wait(self.every):
+            for p in self.fleet.live():
+                got = self.probe(p.popen.pid)
+                if got is not None:
+                    self.samples.append((round(time.monotonic() - self.started, 1), p.name, *got))
+
+    def of(self, name: str) -> list[tuple[float, int]]:
+        """``(seconds, kB)`` of one worker."""
+        return [(t, kb) for t, n, kb, _, _ in self.samples if n == name]
+
+    def threads_fds(self, name: str) -> dict[str, Any]:
+        mine = [(threads, fds) for _, n, _, threads, fds in self.samples if n == name]
+        if not mine:
+            return {}
+        return {"threads_first": mine[0][0], "threads_last": mine[-1][0], "threads_max": max(t for t, _ in mine),
+                "fds_first": mine[0][1], "fds_last": mine[-1][1], "fds_max": max(f for _, f in mine)}
+
+
+def register(dsn: str) -> datetime:
+    """Register the app as its workers will (limits, workflows, the schedule)
+    and return the schedule's first slot."""
+    with Client(dsn, min_size=1, max_size=1) as c:
+        for lim in app.limits:
+            c.define_limit(**lim.arguments())
+        for name, definition in app.definitions():
+            c.define_workflow(name, definition)
+        c.schedule(**MINUTELY.arguments())
+        (row,) = c.schedules(MINUTELY.name)
+    assert row.next_fire_at is not None
+    return row.next_fire_at
+
+
+def minutes(start: datetime, stop: datetime) -> list[datetime]:
+    """Every whole minute in ``[start, stop)``; ``start`` is one."""
+    out = []
+    while start < stop:
+        out.append(start)
+        start += timedelta(minutes=1)
+    return out
+
+
+def slot_text(slot: datetime) -> str:
+    """A slot as the engine writes it in ``scheduled_for``."""
+    return slot.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def rss_summary(series: list[tuple[float, int]]) -> dict[str, Any]:
+    """One worker's samples (kB): the median of each tenth of them, in order, and the extremes."""
+    if not series:
+        return {}
+    kbs = [kb for _, kb in series]
+    n = len(kbs)
+    tenths = [kbs[round(n * k / 10):round(n * (k + 1) / 10)] for k in range(10)]
+    return {"samples": n, "tenth_medians_kb": [statistics.median(t) for t in tenths if t],
+            "min_kb": min(kbs), "max_kb": max(kbs)}
+
+
+def summary(report: dict[str, Any]) -> str:
+    """The report in a few lines, for the terminal."""
+    r, st, rss = report.get("runs", {}), report.get("steps", {}), report.get("rss", {}).get("survivor_summary", {})
+    sizes = report.get("size_totals", {})
+    return (f"soak: {report.get('chaos_took_s')} s of chaos + {report.get('drain_s')} s of drain;"
+            f" runs {r}; steps {st}; {report.get('kills')} kills, {len(report.get('restarts', []))} database"
+            f" crashes, {report.get('submit_retries')} submit retries;"
+            f" survivor RSS by tenths {rss.get('tenth_medians_kb')} kB;"
+            f" cyclone tables {sizes.get('sizes_before_prune')} B before prune,"
+            f" {sizes.get('sizes_after_prune_and_vacuum')} B after prune + VACUUM,"
+            f" {sizes.get('sizes_after_reindex')} B after REINDEX;"
+            f" invariant violations {report.get('invariant_violations')}")
+
+
+def test_workers_killed_every_second_and_database_crashes_lose_nothing_do_nothing_twice_and_exceed_no_limit(
+    dsn: str, embedded_db: cyclone_db.EmbeddedCluster, fleet: Fleet, chaos_seconds: float,
+    soak_report: Path | None,
 ) -> None:
-    runs = max(20, int(200 * chaos_scale))
-    budget = 100.0 * chaos_scale + 20.0
+    report: dict[str, Any] = {"chaos_seconds": chaos_seconds, "lease_ttl": LEASE_TTL, "poll": POLL,
+                              "workers": WORKERS, "concurrency": CONCURRENCY, "width": WIDTH}
+    try:
+        _soak(dsn, embedded_db, fleet, chaos_seconds, report)
+    finally:
+        text = json.dumps(report, indent=2, default=str)
+        if soak_report is not None:
+            soak_report.write_text(text + "\n")
+        print("\nsoak report:", text)
+        print(summary(report))
+
+
+def _soak(dsn: str, embedded_db: cyclone_db.EmbeddedCluster, fleet: Fleet, chaos_seconds: float,
+          report: dict[str, Any]) -> None:
     query(dsn, OBSERVER)
-    from apps.chaos import chaos  # noqa: PLC0415  (tests/ is on sys.path)
+    first_slot = register(dsn)
+    now = query(dsn, "SELECT date_trunc('minute', now()) AS m")[0]["m"]
+    n_backfill = max(20, int(chaos_seconds / 2))
+    backfill_from = now - timedelta(minutes=n_backfill + 1)
+    backfill_to = now - timedelta(minutes=1)
+    restarts_planned = max(1, int(chaos_seconds // RESTART_EVERY))
+    restart_at = [(k + 1 / 3) * chaos_seconds / restarts_planned for k in range(restarts_planned)]
+    backfill_at = [0.2 * chaos_seconds, 0.5 * chaos_seconds, 0.8 * chaos_seconds]
+    if restarts_planned == 1:  # the second backfill right after the only restart
+        backfill_at[1] = restart_at[0] + 1.0
 
-    query(dsn, "SELECT cyclone.define_workflow('chaos_fan', %s::jsonb)", (json.dumps(chaos.definition()),))
-    Submitter(dsn, 0, runs // 2).run()  # half up front, the rest during the chaos
-    late = Submitter(dsn, runs // 2, runs, pace=0.1)  # spans the restart
-
-    for _ in range(WORKERS):
+    submitter = Submitter(dsn)
+    submitter.start()
+    survivor = fleet.start()
+    for _ in range(WORKERS - 1):
         fleet.start()
     fleet.wait_started()
-    late.start()
+    rss = RssSampler(fleet, every=max(1.0, chaos_seconds / 180))
+    rss.start()
 
     started = time.monotonic()
     kills = 0
-    restarted_at: float | None = None
-    live_at_restart: list[Proc] = []
+    restarts: list[dict[str, Any]] = []
+    live_at_restart: list[list[Proc]] = []
+    backfills: list[dict[str, Any]] = []
     rng = random.Random(os.getpid())
-    done = 0
-    while time.monotonic() - started < budget:
+    while time.monotonic() - started < chaos_seconds:
         time.sleep(rng.uniform(0.7, 1.3))
         assert fleet.unexpected_exits() == []
-        done = query(dsn, "SELECT count(*) AS n FROM cyclone.cyclone_runs WHERE state = 'completed'")[0]["n"]
-        if done >= runs and not late.is_alive():
-            break
-        if restarted_at is None and done >= runs // 3:
+        assert submitter.error is None, submitter.error
+        elapsed = time.monotonic() - started
+        if restart_at and elapsed >= restart_at[0]:
+            restart_at.pop(0)
             fleet.wait_started()
-            live_at_restart = fleet.live()
-            embedded_db.restart(mode="immediate")  # a crash: WAL recovery on start; waits until it accepts connections
-            restarted_at = time.monotonic()
+            live_at_restart.append(fleet.live())
+            t = time.monotonic()
+            embedded_db.restart(mode="immediate")  # a crash: WAL recovery on start; waits until it accepts
+            restarts.append({"at_s": round(elapsed, 1), "took_s": round(time.monotonic() - t, 2)})
             continue
-        victim = rng.choice(fleet.live())
+        if backfill_at and elapsed >= backfill_at[0]:
+            backfill_at.pop(0)
+            stop = backfill_from + timedelta(minutes=n_backfill // 2) if not backfills else backfill_to
+            rows, retried = retrying(dsn, "SELECT cyclone.backfill(%s, %s, %s) AS n",
+                                     (MINUTELY.name, backfill_from, stop))
+            backfills.append({"at_s": round(elapsed, 1), "created": rows[0]["n"], "retries": retried})
+        victim = rng.choice([p for p in fleet.live() if p is not survivor])
         fleet.kill(victim)
         kills += 1
         fleet.start()
-    elapsed = time.monotonic() - started
-    late.join(30)
+    chaos_took = time.monotonic() - started
+    submitter.stopping.set()
+    submitter.join(60)
+    assert not submitter.is_alive(), "the submitter did not stop"
+    assert submitter.error is None, submitter.error
+    report.update(kills=kills, workers_started=fleet.started, restarts=restarts, backfills=backfills,
+                  submitted=submitter.submitted, submit_retries=submitter.retries)
+
+    # -- the drain, then the schedule's end ------------------------------------------
+    def unfinished() -> int:
+        return int(query(dsn, "SELECT count(*) AS n FROM cyclone.cyclone_runs"
+                              " WHERE state NOT IN ('completed', 'failed', 'cancelled')")[0]["n"])
+
+    drain_timeout = 60.0 + chaos_seconds / 10
+    end = time.monotonic() + drain_timeout
+    while unfinished() and time.monotonic() < end:
+        assert fleet.unexpected_exits() == []
+        time.sleep(0.2)
+    time.sleep(5 * POLL)  # a few ticks with the database up, then the schedule stops
+    assert query(dsn, "SELECT cyclone.pause_schedule(%s) AS ok", (MINUTELY.name,)) == [{"ok": True}]
+    row = query(dsn, "SELECT next_fire_at, now() AS at FROM cyclone.cyclone_schedules WHERE name = %s",
+                (MINUTELY.name,))[0]
+    next_fire_at, paused_at = row["next_fire_at"], row["at"]
+    end = time.monotonic() + 30
+    while unfinished() and time.monotonic() < end:
+        time.sleep(0.2)
+    drained = time.monotonic() - started - chaos_took
+    rss.stopping.set()
+    rss.join(10)
     died = fleet.unexpected_exits()
     codes = fleet.stop()
+    report.update(chaos_took_s=round(chaos_took, 1), drain_s=round(drained, 1))
 
     # -- the runs -------------------------------------------------------------------
-    assert late.error is None, late.error
-    assert restarted_at is not None, "the database was never restarted"
-    assert kills >= 5, f"only {kills} kills"
-    counts = query(dsn, "SELECT state, count(*) AS n FROM cyclone.cyclone_runs GROUP BY 1")
-    states = {r["state"]: r["n"] for r in counts}
-    assert states == {"completed": runs}, f"after {elapsed:.0f}s: {states}"
-    expected_sum = {r["id"]: WIDTH * 10 * r["n"] + WIDTH * (WIDTH - 1) // 2 for r in query(
-        dsn, "SELECT id, (input ->> 'n')::int AS n FROM cyclone.cyclone_runs")}
-    for r in query(dsn, "SELECT id, output FROM cyclone.cyclone_runs"):
-        assert r["output"] == {"join": {"sum": expected_sum[r["id"]], "leaves": WIDTH}}, r
+    runs = query(dsn, "SELECT id, workflow, state, input, output, parent_run_id, parent_step_id, idempotency_key"
+                      " FROM cyclone.cyclone_runs")
+    report["runs"] = dict(Counter(r["workflow"] for r in runs))
+    report["runs"]["soak_fan_child_runs"] = sum(1 for r in runs if r["parent_run_id"] is not None)
+    states = Counter(r["state"] for r in runs)
+    assert states == {"completed": len(runs)}, f"after {chaos_took:.0f}s + {drained:.0f}s: {dict(states)}"
+    submitted_keys = Counter(r["idempotency_key"] for r in runs if r["workflow"] != "soak_slot"
+                             and r["parent_run_id"] is None)
+    assert submitted_keys == {f"soak-{i}": 1 for i in range(submitter.submitted)}
+    children = {r["parent_run_id"]: r for r in runs if r["parent_run_id"] is not None}
+    assert len(children) == sum(1 for r in runs if r["parent_run_id"] is not None), "a parent with two child runs"
+    for r in runs:
+        if r["workflow"] == "soak_fan":
+            assert r["output"] == {"join": {"sum": expected_sum(r["input"]["n"]), "leaves": WIDTH}}, r
+        elif r["workflow"] == "soak_parent":
+            assert r["output"] == {"finish": {"sum": expected_sum(r["input"]["n"]), "checked": True}}, r
+            child = children.get(r["id"])
+            assert child is not None and child["workflow"] == "soak_fan", f"parent {r['id']} has no child run"
+            assert {k: child["input"][k] for k in ("n", "tenant")} == r["input"], (r, child)
+        else:
+            assert r["workflow"] == "soak_slot", r
+            assert r["output"] == {"slot": {"scheduled_for": r["input"]["scheduled_for"]}}, r
+    assert {c["workflow"] for c in children.values()} <= {"soak_fan"}
+    assert set(children) == {r["id"] for r in runs if r["workflow"] == "soak_parent"}
 
     # -- the steps ------------------------------------------------------------------
-    steps = {s["id"]: s for s in query(dsn, "SELECT * FROM cyclone.cyclone_steps")}
-    assert len(steps) == runs * (WIDTH + 2)
-    assert Counter(s["state"] for s in steps.values()) == {"completed": len(steps)}
-    assert all(s["lease_owner"] is None and s["lease_expiry"] is None for s in steps.values())
+    audit = soak_checks.step_audit(dsn)
+    by_workflow = Counter(r["workflow"] for r in runs)
+    assert len(audit) == by_workflow["soak_fan"] * (WIDTH + 2) + by_workflow["soak_parent"] * 3 \
+        + by_workflow["soak_slot"]
+    problems = {a.id: p for a in audit if (p := soak_checks.step_problems(a))}
+    assert problems == {}, f"{len(problems)} steps: {list(problems.items())[:10]}"
+    child_steps = {a.run_id: a.child_run_id for a in audit if a.kind == "child"}
+    assert child_steps == {pid: c["id"] for pid, c in children.items()}
+    outputs = {(r["run_id"], r["node"]): r["output"] for r in query(
+        dsn, "SELECT run_id, node, output FROM cyclone.cyclone_steps WHERE kind = 'child'")}
+    for pid, child in children.items():
+        assert outputs[(pid, "sub")] == child["output"], (pid, child)
+    tasks = [a for a in audit if a.kind == "task"]
+    report["steps"] = {"total": len(audit), "tasks": len(tasks), "child_nodes": len(child_steps),
+                       "reclaims": sum(a.reclaimed for a in tasks), "failed_attempts": sum(a.failed for a in tasks),
+                       "executions": sum(a.executions for a in tasks),
+                       "extra_executions": sum(a.executions - 1 for a in tasks)}
+    assert report["steps"]["reclaims"] > 0, "kills every second and not one reclaim?"
 
-    transitions: dict[int, list[dict[str, Any]]] = defaultdict(list)
-    for t in query(dsn, "SELECT * FROM public.chaos_transitions ORDER BY id"):
-        transitions[t["step_id"]].append(t)
-    executions: dict[int, list[dict[str, Any]]] = defaultdict(list)
-    for e in query(dsn, "SELECT * FROM public.chaos_ledger ORDER BY id"):
-        executions[e["step_id"]].append(e)
+    # -- the limits -----------------------------------------------------------------
+    peaks = soak_checks.concurrency_peaks(dsn)
+    rates = soak_checks.rate_peaks(dsn)
+    report["limits"] = {"concurrency": peaks, "rate": rates}
+    over = [p for p in peaks if p["peak"] > p["concurrency"]] + [r for r in rates if r["peak"] > r["rate"]]
+    assert over == [], f"a limit was exceeded: {over}"
+    assert {p["limit"] for p in peaks} == {TENANT.name, LEAF.name}
+    assert {p["bucket"] for p in peaks if p["limit"] == TENANT.name} == {f"t{i}" for i in range(TENANTS)}
+    assert [r["limit"] for r in rates] == [JOIN_RATE.name]
+    reached = {p["limit"] for p in peaks if p["peak"] == p["concurrency"]} | \
+        {r["limit"] for r in rates if r["peak"] == r["rate"]}
+    assert reached == {TENANT.name, LEAF.name, JOIN_RATE.name}, f"a limit never bound, so never tested: {report}"
 
-    total_reclaims = total_failed = total_extra = 0
-    for sid, s in steps.items():
-        ts = transitions[sid]
-        completions = [t for t in ts if t["new_state"] == "completed"]
-        assert len(completions) == 1, f"step {sid} completed {len(completions)} times: {ts}"
-        assert completions[0]["old_state"] == "running"
-        assert completions[0]["new_generation"] == s["lease_generation"]
-        assert not [t for t in ts if t["old_state"] == "completed"], f"step {sid} left completed: {ts}"
-        claims = sum(1 for t in ts if t["new_state"] == "running")
-        reclaims = sum(1 for t in ts if t["old_state"] == "running" and t["new_state"] == "available"
-                       and t["new_reclaims"] == t["old_reclaims"] + 1)
-        failed = sum(1 for t in ts if t["old_state"] == "running" and t["new_state"] == "available"
-                     and t["new_reclaims"] == t["old_reclaims"])
-        assert reclaims == s["reclaims"] and failed == s["attempt"] - 1, (sid, ts, s)
-        assert claims == s["lease_generation"] == 1 + reclaims + failed, (sid, ts, s)
-
-        ran = executions[sid]
-        generations = Counter(e["lease_generation"] for e in ran)
-        assert ran, f"step {sid} completed without ever executing"
-        assert max(generations.values()) == 1, f"step {sid}: a lease generation executed twice: {ran}"
-        assert s["lease_generation"] in generations, f"step {sid}: the accepted execution is not in the ledger"
-        assert s["output"] is not None
-        assert len(ran) - 1 <= reclaims + failed, f"step {sid}: {len(ran)} executions, {reclaims}+{failed}: {ran}"
-        total_reclaims += reclaims
-        total_failed += failed
-        total_extra += len(ran) - 1
-    assert total_reclaims > 0, "kills every second and not one reclaim?"
+    # -- the schedule ---------------------------------------------------------------
+    assert paused_at - next_fire_at < timedelta(seconds=5), \
+        f"the schedule fell behind: next slot {next_fire_at} at {paused_at}"
+    backfilled = minutes(backfill_from, backfill_to)
+    ticked = minutes(first_slot, next_fire_at)
+    expected_slots = [slot_text(s) for s in backfilled + ticked]
+    slot_runs = Counter(r["input"]["scheduled_for"] for r in runs if r["workflow"] == "soak_slot")
+    assert slot_runs == dict.fromkeys(expected_slots, 1), \
+        f"slots: {sorted(set(slot_runs) ^ set(expected_slots))}, twice: {[s for s, n in slot_runs.items() if n > 1]}"
+    recorded = query(dsn, "SELECT slot, run_id FROM cyclone.cyclone_schedule_runs WHERE schedule = %s",
+                     (MINUTELY.name,))
+    run_slot = {r["id"]: r["input"]["scheduled_for"] for r in runs if r["workflow"] == "soak_slot"}
+    assert sorted(slot_text(r["slot"]) for r in recorded) == sorted(expected_slots)
+    assert all(run_slot[r["run_id"]] == slot_text(r["slot"]) for r in recorded)
+    assert sum(b["created"] for b in backfills) <= len(backfilled)
+    report["schedule"] = {"backfilled_slots": len(backfilled), "ticked_slots": len(ticked),
+                          "first_slot": first_slot, "next_fire_at": next_fire_at}
 
     # -- the workers ----------------------------------------------------------------
     assert died == [], "a worker exited on its own"
@@ -310,9 +501,43 @@ def test_workers_killed_every_second_and_a_database_crash_lose_nothing_and_do_no
     logs = {p.name: p.text() for p in fleet.procs}
     assert [n for n, text in logs.items() if "Traceback" in text or "worker failed" in text] == []
     reconnect_words = ("connection lost", "database unavailable", "reconnecting", "retrying")
-    saw = [p.name for p in live_at_restart if any(w in logs[p.name] for w in reconnect_words)]
-    assert saw, "no worker logged a reconnect after the database restart"
+    for k, live in enumerate(live_at_restart):
+        saw = [p.name for p in live if any(w in logs[p.name] for w in reconnect_words)]
+        assert saw, f"no worker logged a reconnect after database restart {k + 1}"
+    assert len(restarts) == restarts_planned
+    outages = logs[survivor.name].count("database unavailable")
+    assert outages >= 1, "the survivor never logged an outage"
+    survivor_rss = rss.of(survivor.name)
+    report["rss"] = {"survivor": survivor.name, "survivor_outages_logged": outages,
+                     "survivor_summary": rss_summary(survivor_rss), "survivor_series": survivor_rss,
+                     "survivor_threads_fds": rss.threads_fds(survivor.name),
+                     "others_kb": {"min": min((s[2] for s in rss.samples if s[1] != survivor.name), default=None),
+                                   "max": max((s[2] for s in rss.samples if s[1] != survivor.name), default=None)}}
     assert_consistent(dsn)
-    print(f"\nchaos: {runs} runs x {WIDTH + 2} steps in {elapsed:.0f}s; {kills} kills, {fleet.started} workers, "
-          f"1 database crash; {total_reclaims} reclaims, {total_failed} failed attempts, "
-          f"{total_extra} extra executions; {late.retries} submit retries; reconnect logged by {saw}")
+    report["invariant_violations"] = 0
+
+    # -- retention: prune everything, and what it gives back --------------------------
+    report["sizes_before_prune"] = soak_checks.relation_sizes(dsn)
+    t = time.monotonic()
+    pruned = 0
+    while n := query(dsn, "SELECT cyclone.prune('0 seconds', 1000) AS n")[0]["n"]:
+        pruned += n
+    report["prune"] = {"runs_deleted": pruned, "seconds": round(time.monotonic() - t, 2)}
+    query(dsn, "VACUUM (ANALYZE) " + ", ".join(f"cyclone.{name}" for name in report["sizes_before_prune"]))
+    report["sizes_after_prune_and_vacuum"] = soak_checks.relation_sizes(dsn)
+    with Client(dsn, min_size=1, max_size=1) as c:
+        c.reindex()  # what `cyclone prune --reindex` does after the prune (docs/operations.md)
+    report["sizes_after_reindex"] = soak_checks.relation_sizes(dsn)
+    assert pruned == len(runs)
+    left = query(dsn, "SELECT (SELECT count(*) FROM cyclone.cyclone_runs) AS runs,"
+                      " (SELECT count(*) FROM cyclone.cyclone_steps) AS steps,"
+                      " (SELECT count(*) FROM cyclone.cyclone_schedule_runs) AS slots")[0]
+    assert left == {"runs": 0, "steps": 0, "slots": 0}, left
+    assert_consistent(dsn)
+    report["size_totals"] = {k: sum(v["total"] for v in report[k].values())
+                             for k in ("sizes_before_prune", "sizes_after_prune_and_vacuum", "sizes_after_reindex")}
+
+    # -- memory: flat, once warm (judged on a soak long enough to tell) ----------------
+    medians = report["rss"]["survivor_summary"]["tenth_medians_kb"]
+    if chaos_seconds >= 600:
+        assert medians[-1] <= 1.2 * medians[1], f"the survivor's RSS grew: {medians} kB by tenths"
