@@ -247,6 +247,10 @@ class CpuSampler:
             return None
         return self._client_last - self._client_first
 
+    def client_total_s(self) -> float | None:
+        """The client's CPU since it started, interpreter start-up included."""
+        return self._client_last
+
     def close(self) -> None:
         self._conn.close()
 

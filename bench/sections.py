@@ -150,6 +150,10 @@ def _drain_with_worker(dsn: str, runs: int, steps: int, timeout: float,
                            f"{failed_runs[0] if failed_runs else '?'} runs not completed")
     calls = {p["function"]: p["calls"] for p in functions}
     client_steps = steps - done.first_seen
+    worker_cpu = _per_step(sampler.client_s(), client_steps)
+    with_startup = worker_cpu is None
+    if with_startup:  # the drain ended before the first sample (smoke sizes): the whole process
+        worker_cpu = _per_step(sampler.client_total_s(), steps)
     return {
         "steps": completed,
         "seconds": round(seconds, 3),
@@ -159,7 +163,8 @@ def _drain_with_worker(dsn: str, runs: int, steps: int, timeout: float,
         "commits_per_step": round(commits / completed, 3),
         "steps_per_claim": round(completed / calls["claim"], 2) if calls.get("claim") else None,
         "steps_per_complete_many": round(completed / calls["complete_many"], 2) if calls.get("complete_many") else None,
-        "worker_cpu_ms_per_step": _per_step(sampler.client_s(), client_steps),
+        "worker_cpu_ms_per_step": worker_cpu,
+        "worker_cpu_includes_startup": with_startup,
         "server_cpu_ms_per_step": _per_step(sampler.server_s(), completed),
         "wal_bytes_per_step_clusterwide": _per_step(wal, completed, 1.0),
         "function_profile": functions[:12],
