@@ -82,20 +82,16 @@ def claimer(dsn: str, name: str, seed: int, claimed: list[tuple[int, int]], stop
                            [Jsonb({"ok": True})] * len(done)))
 
 
-def test_eight_claimers_never_run_more_than_concurrency_and_never_claim_a_step_twice(dsn: str, db: Conn) -> None:
-    db.execute(OBSERVER)
-    db.execute("SELECT cyclone.define_limit('gate', %s)", (CONCURRENCY,))
-    db.execute("SELECT cyclone.define_workflow('gated', %s)",
-               (Jsonb({"max_attempts": 3, "nodes": [{"name": "work", "limits": [{"name": "gate"}]}]}),))
-    db.execute("SELECT count(*) FROM cyclone.submit_many('gated', %s)", ([Jsonb({"i": i}) for i in range(RUNS)],))
-
+def _race(dsn: str, db: Conn, seed: int) -> list[tuple[int, int]]:
+    """CLAIMERS claimers (seeds ``seed`` + i) until no run is running (at most
+    240 s); what they claimed. A claimer's exception fails the test."""
     stop = threading.Event()
     claimed: list[tuple[int, int]] = []
     errors: list[BaseException] = []
 
     def run(i: int) -> None:
         try:
-            claimer(dsn, f"w{i}", i, claimed, stop)
+            claimer(dsn, f"w{i}", seed + i, claimed, stop)
         except BaseException as exc:  # reported below
             errors.append(exc)
             stop.set()
@@ -113,6 +109,17 @@ def test_eight_claimers_never_run_more_than_concurrency_and_never_claim_a_step_t
     for t in threads:
         t.join(30)
     assert not errors, errors
+    return claimed
+
+
+def test_eight_claimers_never_run_more_than_concurrency_and_never_claim_a_step_twice(dsn: str, db: Conn) -> None:
+    db.execute(OBSERVER)
+    db.execute("SELECT cyclone.define_limit('gate', %s)", (CONCURRENCY,))
+    db.execute("SELECT cyclone.define_workflow('gated', %s)",
+               (Jsonb({"max_attempts": 3, "nodes": [{"name": "work", "limits": [{"name": "gate"}]}]}),))
+    db.execute("SELECT count(*) FROM cyclone.submit_many('gated', %s)", ([Jsonb({"i": i}) for i in range(RUNS)],))
+
+    claimed = _race(dsn, db, seed=0)
     assert db.execute("SELECT count(*) AS n FROM cyclone.cyclone_runs WHERE state = 'running'").fetchone() == {"n": 0}
 
     # The claimers' view: nothing handed out twice.
@@ -156,30 +163,7 @@ def test_eight_claimers_over_keyed_buckets_never_deadlock_and_never_exceed_a_buc
     db.execute("SELECT count(*) FROM cyclone.submit_many('keyed', %s)",
                ([Jsonb({"t": f"t{i % keys}"}) for i in range(runs)],))
 
-    stop = threading.Event()
-    claimed: list[tuple[int, int]] = []
-    errors: list[BaseException] = []
-
-    def run(i: int) -> None:
-        try:
-            claimer(dsn, f"w{i}", 100 + i, claimed, stop)
-        except BaseException as exc:  # reported below
-            errors.append(exc)
-            stop.set()
-
-    threads = [threading.Thread(target=run, args=(i,), daemon=True) for i in range(CLAIMERS)]
-    for t in threads:
-        t.start()
-    deadline = time.monotonic() + 240
-    while time.monotonic() < deadline and not stop.is_set():
-        row = db.execute("SELECT count(*) AS n FROM cyclone.cyclone_runs WHERE state = 'running'").fetchone()
-        if row is not None and row["n"] == 0:
-            break
-        time.sleep(0.1)
-    stop.set()
-    for t in threads:
-        t.join(30)
-    assert not errors, errors
+    claimed = _race(dsn, db, seed=100)
     assert not [k for k, n in Counter(claimed).items() if n > 1], "a lease was handed out twice"
 
     bucket_of = {r["id"]: r["queue_bucket"]

@@ -14,7 +14,8 @@ a parent whose child node runs it, and a schedule.
   engine put in its input; the schedule ``soak-minutely`` (every minute, UTC,
   overlap ``allow``) runs it, and the soak backfills it.
 
-Every execution writes its ledger row first (``apps.chaos._record``), so the
+Every execution writes its ledger row first (``apps.chaos._record``; the fan's
+handlers are the chaos app's own), so the
 soak can count executions. ``W`` is ``CYCLONE_CHAOS_WIDTH`` (default 4).
 """
 
@@ -23,7 +24,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from apps.chaos import LEAVES, _record, _work
+from apps.chaos import LEAVES, _record, join, leaf, split
 from cyclone_py import App, Limit, Schedule, Workflow
 from cyclone_py.context import StepContext
 
@@ -40,32 +41,11 @@ def expected_sum(n: int) -> int:
     return len(LEAVES) * 10 * n + len(LEAVES) * (len(LEAVES) - 1) // 2
 
 
-@fan.step()
-def split(ctx: StepContext) -> Any:
-    _record(ctx)
-    _work()
-    return {"n": int(ctx.input["n"])}
-
-
-def leaf(ctx: StepContext) -> Any:
-    _record(ctx)
-    _work()
-    i = int(ctx.node.removeprefix("leaf_"))
-    return {"value": ctx.deps["split"]["n"] * 10 + i}
-
-
+# The handlers are the chaos app's (each writes its ledger row first).
+fan.step()(split)
 for _name in LEAVES:
     fan.step(name=_name, handler="leaf", deps=["split"], limits=[LEAF])(leaf)
-
-
-@fan.step(deps=LEAVES, limits=[JOIN_RATE])
-def join(ctx: StepContext) -> Any:
-    _record(ctx)
-    _work()
-    missing = [n for n in LEAVES if n not in ctx.deps]
-    if missing:
-        raise RuntimeError(f"join reached without {missing}")
-    return {"sum": sum(ctx.deps[n]["value"] for n in LEAVES), "leaves": len(LEAVES)}
+fan.step(deps=LEAVES, limits=[JOIN_RATE])(join)
 
 
 parent = Workflow("soak_parent", max_attempts=25, limits=[TENANT.by("tenant")])
