@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install what `make test` / `make demo` need on Debian 12, then the Python venv.
-# graphviz: the console's DAG pictures (dot); chromium: its browser tests, which
+# plproxy: the router of a sharded deployment (docs/scaling.md); graphviz: the console's DAG pictures (dot); chromium: its browser tests, which
 # Playwright drives as /usr/bin/chromium (no browser is downloaded).
 # Idempotent and quiet: a second run installs nothing.
 set -euo pipefail
@@ -8,7 +8,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 DEB_PACKAGES=(
   postgresql-15 postgresql-15-pgtap libtap-parser-sourcehandler-pgtap-perl sqitch libdbd-pg-perl
-  postgresql-15-cron postgresql-15-plpgsql-check python3.11 python3.11-venv
+  postgresql-15-cron postgresql-15-plpgsql-check postgresql-15-plproxy python3.11 python3.11-venv
   graphviz chromium fonts-dejavu-core
 )
 

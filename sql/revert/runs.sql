@@ -1,104 +1,18 @@
--- Revert cyclone:runs (back to its v0.12.0 deploy script, below)
--- A run's life below the DAG: the lock order, creating runs with their steps,
--- discarding steps, and ending a run with everything still live in it. The DAG
--- (advance.sql) decides when these happen; nothing here reaches a step, applies
--- a failure policy or tells a parent run. Internal: granted to no role.
--- Reworked after v0.2.0: every discard is kept in cyclone_step_errors.
--- Reworked after v0.4.0: _insert_steps fixes each step's limit buckets (SPEC 12).
--- Reworked after v0.6.0: _create_runs keeps a traceparent on the runs it creates
--- (traces.sql); a child run takes its parent's.
---
--- Lock order, everywhere: a run's ancestors first (root down), then the run row,
--- then its steps, then limit bucket rows (cyclone_buckets), last and by id.
--- _lock_run() takes the run locks; every transition that touches a run calls
--- it before it updates a step, and the DAG advance runs under it. A function
--- that locks several runs locks them in order of _root_run(), then id. Only
--- claim locks bucket rows (after its steps, which it takes with SKIP LOCKED and
--- so never waits for), all of them in one statement ordered by id; a step that
--- leaves running gives its slots back by deleting its own slot rows
--- (limits.sql), with no bucket lock, so no release path waits for a claim.
+-- Revert cyclone:runs (back to its v0.14.0 bodies of the two functions)
 BEGIN;
 
-DROP FUNCTION cyclone._insert_steps(text, uuid[], jsonb[], jsonb, timestamptz);
-
--- Locks the run row (after its ancestors, root first) and returns it; NULL when
--- there is no such run.
-CREATE OR REPLACE FUNCTION cyclone._lock_run(p_run_id uuid)
-RETURNS cyclone.cyclone_runs
-LANGUAGE plpgsql
-AS $$
-DECLARE
-    v_parent uuid;
-    v_run cyclone.cyclone_runs;
-BEGIN
-    SELECT r.parent_run_id INTO v_parent FROM cyclone_runs r WHERE r.id = p_run_id;
-    IF v_parent IS NOT NULL THEN
-        PERFORM cyclone._lock_run(v_parent);
-    END IF;
-    SELECT r.* INTO v_run FROM cyclone_runs r WHERE r.id = p_run_id FOR NO KEY UPDATE;
-    RETURN v_run;
-END
-$$;
-
--- _lock_run for a function that names a run: 22004 for a NULL id, P0002 for a
--- run that does not exist (operator actions, signal).
-CREATE OR REPLACE FUNCTION cyclone._lock_existing_run(p_function text, p_run_id uuid)
-RETURNS cyclone.cyclone_runs
-LANGUAGE plpgsql
-AS $$
-DECLARE
-    v_run cyclone.cyclone_runs;
-BEGIN
-    IF p_run_id IS NULL THEN
-        RAISE EXCEPTION '%: p_run_id must not be NULL', p_function USING ERRCODE = '22004';
-    END IF;
-    v_run := cyclone._lock_run(p_run_id);
-    IF v_run.id IS NULL THEN
-        RAISE EXCEPTION 'run % not found', p_run_id USING ERRCODE = 'P0002';
-    END IF;
-    RETURN v_run;
-END
-$$;
-
--- The chain from a run up to its root: the run itself (depth 1), its parent
--- (depth 2), and so on.
-CREATE OR REPLACE FUNCTION cyclone._ancestors(p_run_id uuid)
-RETURNS TABLE (id uuid, parent uuid, depth int)
-LANGUAGE sql STABLE
-AS $$
-    WITH RECURSIVE chain(id, parent, depth) AS (
-        SELECT r.id, r.parent_run_id, 1 FROM cyclone.cyclone_runs r WHERE r.id = p_run_id
-        UNION ALL
-        SELECT r.id, r.parent_run_id, c.depth + 1 FROM cyclone.cyclone_runs r JOIN chain c ON r.id = c.parent)
-    SELECT c.id, c.parent, c.depth FROM chain c
-$$;
-
--- The top ancestor of a run (the run itself when it has no parent). A function
--- that locks several runs in one transaction locks them in order of this root:
--- _lock_run takes a run's root first, so run-id order alone would let two
--- batches that cross parent and child runs wait for each other (40P01).
-CREATE OR REPLACE FUNCTION cyclone._root_run(p_run_id uuid)
-RETURNS uuid
-LANGUAGE sql STABLE
-AS $$
-    SELECT a.id FROM cyclone._ancestors(p_run_id) a WHERE a.parent IS NULL
-$$;
-
--- Inserts the steps of new runs (one input per run): root tasks available at
--- p_scheduled_at, everything else pending. A task node's limits (SPEC 12) name
--- its buckets from the run input, fixed here: the bucket rows are created when
--- new, and the step records their ids, its queue bucket and its fairness group.
-CREATE OR REPLACE FUNCTION cyclone._insert_steps(p_run_ids uuid[], p_inputs jsonb[], p_definition jsonb,
-                                                 p_scheduled_at timestamptz)
+DROP FUNCTION cyclone._insert_steps(text, uuid[], jsonb[], jsonb, timestamptz, int, int);
+CREATE OR REPLACE FUNCTION cyclone._insert_steps(p_workflow text, p_run_ids uuid[], p_inputs jsonb[],
+                                                 p_definition jsonb, p_scheduled_at timestamptz)
 RETURNS void
 LANGUAGE plpgsql
 AS $$
 BEGIN
     -- PL/pgSQL, not SQL, so that the plan is cached: submit is a hot path too.
     IF NOT jsonb_path_exists(p_definition, '$.nodes[*].limits') THEN
-        INSERT INTO cyclone_steps (run_id, node, handler, kind, state, deps, on_dep_failure, priority,
+        INSERT INTO cyclone_steps (run_id, workflow, node, handler, kind, state, deps, on_dep_failure, priority,
                                    max_attempts, timeout, signal, child_workflow, max_wait, input, scheduled_at)
-        SELECT r.id, n.name, n.handler, n.kind,
+        SELECT r.id, p_workflow, n.name, n.handler, n.kind,
                CASE WHEN n.kind = 'task' AND cardinality(n.deps) = 0 THEN 'available' ELSE 'pending' END,
                n.deps, n.on_dep_failure, n.priority, n.max_attempts, n.timeout, n.signal, n.workflow,
                n.max_wait, r.input, p_scheduled_at
@@ -119,10 +33,10 @@ BEGIN
      ORDER BY 1, 2
     ON CONFLICT (limit_name, bucket) DO NOTHING;
 
-    INSERT INTO cyclone_steps (run_id, node, handler, kind, state, deps, on_dep_failure, priority,
+    INSERT INTO cyclone_steps (run_id, workflow, node, handler, kind, state, deps, on_dep_failure, priority,
                                max_attempts, timeout, signal, child_workflow, max_wait, input, scheduled_at,
                                buckets, queue_bucket, fair_bucket)
-    SELECT r.id, n.name, n.handler, n.kind,
+    SELECT r.id, p_workflow, n.name, n.handler, n.kind,
            CASE WHEN n.kind = 'task' AND cardinality(n.deps) = 0 THEN 'available' ELSE 'pending' END,
            n.deps, n.on_dep_failure, n.priority, n.max_attempts, n.timeout, n.signal, n.workflow,
            n.max_wait, r.input, p_scheduled_at,
@@ -140,22 +54,6 @@ BEGIN
 END
 $$;
 
--- The bucket a run input names for a limit taken with p_key (a dot path into
--- the input): its text value; '' when missing, JSON null, or without a key.
-CREATE OR REPLACE FUNCTION cyclone._bucket_of(p_input jsonb, p_key text)
-RETURNS text
-LANGUAGE sql IMMUTABLE
-AS $$
-    SELECT CASE WHEN p_key IS NULL THEN '' ELSE coalesce(p_input #>> string_to_array(p_key, '.'), '') END
-$$;
-
--- Creates one run per input (in input order) with its steps: root tasks
--- available at p_run_at or now, the rest pending. Returns the new runs' ids;
--- none when p_idempotency_key was already used for the workflow. A key is
--- given with one input and no parent (submit). Root wait and child nodes are
--- the caller's to reach. Each run keeps p_traceparent (checked by the caller),
--- except a child run, which takes its parent's: the whole tree is one trace.
-DROP FUNCTION IF EXISTS cyclone._create_runs(text, jsonb, jsonb[], interval, text, timestamptz, uuid, bigint);
 CREATE OR REPLACE FUNCTION cyclone._create_runs(
     p_workflow text, p_definition jsonb, p_inputs jsonb[], p_deadline interval, p_idempotency_key text,
     p_run_at timestamptz, p_parent_run_id uuid, p_parent_step_id bigint, p_traceparent text DEFAULT NULL)
@@ -194,110 +92,8 @@ BEGIN
             RETURN '{}'::uuid[];
         END IF;
     END IF;
-    PERFORM cyclone._insert_steps(v_ids, p_inputs, p_definition, coalesce(p_run_at, v_now));
+    PERFORM cyclone._insert_steps(p_workflow, v_ids, p_inputs, p_definition, coalesce(p_run_at, v_now));
     RETURN v_ids;
-END
-$$;
-
--- Discards the given steps, whatever their live state (the caller has locked
--- the run and chosen them): keeps the error in cyclone_step_errors, announces
--- each on channel cyclone_discard and cancels the child run of a child node.
--- Returns the discarded rows. The failure policy is the caller's (advance.sql:
--- _discard_step).
-CREATE OR REPLACE FUNCTION cyclone._discard_steps(p_step_ids bigint[], p_error text, p_error_kind text)
-RETURNS SETOF cyclone.cyclone_steps
-LANGUAGE plpgsql
-AS $$
-DECLARE
-    v_now timestamptz := cyclone.now();
-    v_step record;
-BEGIN
-    FOR v_step IN
-        WITH old AS (
-            SELECT s.id, s.lease_owner FROM cyclone_steps s WHERE s.id = ANY (p_step_ids) FOR UPDATE
-        )
-        UPDATE cyclone_steps s
-           SET state = 'discarded', error = p_error, error_kind = p_error_kind, finished_at = v_now,
-               lease_owner = NULL, lease_expiry = NULL
-          FROM old
-         WHERE s.id = old.id
-        RETURNING s.*, old.lease_owner AS was_owner
-    LOOP
-        INSERT INTO cyclone_step_errors (run_id, step_id, node, attempt, error_kind, error, worker, discarded, at)
-        VALUES (v_step.run_id, v_step.id, v_step.node, v_step.attempt, p_error_kind, p_error, v_step.was_owner,
-                true, v_now);
-        PERFORM pg_notify('cyclone_discard', json_build_object(
-            'run_id', v_step.run_id, 'step_id', v_step.id, 'node', v_step.node,
-            'error_kind', p_error_kind)::text);
-        IF v_step.kind = 'child' AND v_step.child_run_id IS NOT NULL THEN
-            PERFORM cyclone._end_run(v_step.child_run_id, 'cancelled', 'run cancelled');
-        END IF;
-        RETURN QUERY SELECT s.* FROM cyclone_steps s WHERE s.id = v_step.id;
-    END LOOP;
-END
-$$;
-
--- Cancels the given non-terminal steps of a run (all of them when p_step_ids is
--- NULL), cancels the child runs of waiting child nodes, and tells the workers
--- running any of them (NOTIFY cyclone_cancel, payload the run id).
-CREATE OR REPLACE FUNCTION cyclone._cancel_steps(p_run_id uuid, p_step_ids bigint[], p_error text)
-RETURNS void
-LANGUAGE plpgsql
-AS $$
-DECLARE
-    v_now timestamptz := cyclone.now();
-    v_was_running boolean;
-    v_children uuid[];
-    v_child uuid;
-BEGIN
-    WITH victims AS (
-        SELECT s.id, s.state AS old_state, s.child_run_id
-          FROM cyclone_steps s
-         WHERE s.run_id = p_run_id
-           AND s.state IN ('pending', 'available', 'running', 'waiting')
-           AND (p_step_ids IS NULL OR s.id = ANY (p_step_ids))
-           FOR UPDATE
-    ), cancelled AS (
-        UPDATE cyclone_steps s
-           SET state = 'cancelled', error_kind = 'cancelled', error = p_error, finished_at = v_now,
-               lease_owner = NULL, lease_expiry = NULL
-          FROM victims v
-         WHERE s.id = v.id
-        RETURNING v.old_state, v.child_run_id
-    )
-    SELECT coalesce(bool_or(c.old_state = 'running'), false),
-           array_agg(c.child_run_id ORDER BY c.child_run_id)
-               FILTER (WHERE c.old_state = 'waiting' AND c.child_run_id IS NOT NULL)
-      INTO v_was_running, v_children
-      FROM cancelled c;
-    IF v_was_running THEN
-        PERFORM pg_notify('cyclone_cancel', p_run_id::text);
-    END IF;
-    FOREACH v_child IN ARRAY coalesce(v_children, '{}') LOOP
-        PERFORM cyclone._end_run(v_child, 'cancelled', 'run cancelled');
-    END LOOP;
-END
-$$;
-
--- Ends a live run as cancelled or failed (the caller holds its lock, or an
--- ancestor's): every non-terminal step is cancelled with p_error and the child
--- runs are cancelled. False (a no-op) on a terminal run. It does not tell the
--- parent run: a child run ended from below has a parent node still waiting on
--- it, and advance.sql's _end_run_and_notify does that; a child run ended from
--- above (its node was just cancelled or discarded) has nobody left to tell.
-CREATE OR REPLACE FUNCTION cyclone._end_run(p_run_id uuid, p_state text, p_error text)
-RETURNS boolean
-LANGUAGE plpgsql
-AS $$
-BEGIN
-    UPDATE cyclone_runs
-       SET state = p_state, finished_at = cyclone.now(), paused_at = NULL
-     WHERE id = p_run_id AND state IN ('running', 'paused');
-    IF NOT FOUND THEN
-        RETURN false;
-    END IF;
-    PERFORM cyclone._cancel_steps(p_run_id, NULL, p_error);
-    RETURN true;
 END
 $$;
 

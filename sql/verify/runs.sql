@@ -8,5 +8,5 @@ SELECT 'cyclone._lock_run(uuid)'::regprocedure,
        'cyclone._end_run(uuid, text, text)'::regprocedure;
 SELECT 1 / (NOT has_function_privilege('public', 'cyclone._end_run(uuid, text, text)', 'execute'))::int;
 SELECT 'cyclone._bucket_of(jsonb, text)'::regprocedure,
-       'cyclone._insert_steps(text, uuid[], jsonb[], jsonb, timestamptz)'::regprocedure;
+       'cyclone._insert_steps(text, uuid[], jsonb[], jsonb, timestamptz, int, int)'::regprocedure;
 ROLLBACK;
