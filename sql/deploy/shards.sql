@@ -1,5 +1,5 @@
 -- Deploy cyclone:shards
--- requires: tables checks schedules
+-- requires: tables checks schedules clock
 -- A database as one shard of a sharded deployment (SPEC 15). The router (a
 -- PL/Proxy database, router/) hashes every call to one of its partitions, a
 -- power of two of them; each shard holds one or more. Ids encode their
@@ -22,7 +22,7 @@ CREATE TABLE cyclone.cyclone_shard (
 COMMENT ON TABLE cyclone.cyclone_shard IS
     'This database as a shard (SPEC 15): its name, the router''s partition count and the partitions it holds. '
     'No row: a database of its own (one partition).';
-GRANT SELECT ON cyclone.cyclone_shard TO cyclone_worker, cyclone_client, cyclone_admin;
+GRANT SELECT ON cyclone.cyclone_shard TO cyclone_admin;
 
 -- The partition a run id encodes (its last 16 bits, masked by the count).
 CREATE OR REPLACE FUNCTION cyclone._id_partition(p_run_id uuid, p_partition_count int)

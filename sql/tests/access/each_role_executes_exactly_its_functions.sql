@@ -4,9 +4,10 @@
 -- signal, explain_step); operator actions and the clock are cyclone_admin's
 -- only. next_fire (SPEC 13) is for every role; the schedule functions for
 -- cyclone_worker (an app registers its schedules) and cyclone_admin; metrics
--- (SPEC 14) for cyclone_client and cyclone_admin.
+-- (SPEC 14) and the listings (SPEC 15) for cyclone_client and cyclone_admin;
+-- configuring a shard and the partition helpers for cyclone_admin.
 BEGIN;
-SELECT plan(99);
+SELECT plan(123);
 
 CREATE TEMP TABLE expected (fn text, worker boolean, client boolean, admin boolean);
 INSERT INTO expected VALUES
@@ -42,7 +43,15 @@ INSERT INTO expected VALUES
     ('cyclone.define_limit(text, int, int, interval)',             true,  false, true),
     ('cyclone.drop_limit(text)',                                   true,  false, true),
     ('cyclone.explain_step(bigint)',                               false, true,  true),
-    ('cyclone.check_invariants()',                                 false, false, true);
+    ('cyclone.check_invariants()',                                 false, false, true),
+    ('cyclone.list_runs(text, text, int, timestamptz)',            false, true,  true),
+    ('cyclone.list_steps(uuid)',                                   false, true,  true),
+    ('cyclone.list_dead_letters(text, text, int)',                 false, true,  true),
+    ('cyclone.configure_shard(text, int, int[])',                  false, false, true),
+    ('cyclone.run_partition(uuid)',                                false, false, true),
+    ('cyclone.step_partition(bigint)',                             false, false, true),
+    ('cyclone.key_partition(text, text)',                          false, false, true),
+    ('cyclone.schedule_partition(text)',                           false, false, true);
 
 SELECT is(has_function_privilege('cyclone_worker', fn, 'EXECUTE'), worker,
           format('cyclone_worker %s execute %s', CASE WHEN worker THEN 'can' ELSE 'cannot' END, fn))
