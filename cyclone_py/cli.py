@@ -36,6 +36,7 @@ from uuid import UUID
 import click
 
 from cyclone_py import db, durations, errors, logs
+from cyclone_py import shards as shards_setup
 from cyclone_py.client import (
     Client,
     Explanation,
@@ -482,9 +483,23 @@ def dev_db() -> None:
 
 
 @dev_db.command("start")
-def dev_db_start() -> None:
+@click.option("--shards", type=click.IntRange(1, 64), default=None, metavar="N",
+              help="Also make a router and N shard databases in it, deployed and configured "
+                   "(docs/scaling.md); prints their DSNs.")
+@click.option("--partitions", type=int, default=None, metavar="N",
+              help=f"With --shards: the router's partition count (a power of two; default "
+                   f"{shards_setup.DEFAULT_PARTITIONS}).")
+def dev_db_start(shards: int | None, partitions: int | None) -> None:
     """Start the embedded database (initialising it the first time); idempotent."""
-    db.embedded().start()
+    if shards is None:
+        if partitions is not None:
+            fail("--partitions goes with --shards")
+        db.embedded().start()
+        return
+    router, shard_dsns = shards_setup.start_embedded(shards, partitions)
+    click.echo(f"router   {router}")
+    for i, dsn in enumerate(shard_dsns):
+        click.echo(f"shard-{i}  {dsn}")
 
 
 @dev_db.command("stop")
@@ -514,9 +529,20 @@ def dev_db_status() -> None:
 
 
 @dev_db.command("url")
-def dev_db_url() -> None:
+@click.option("--router", "router", is_flag=True, help="The sharded mode's router (dev-db start --shards).")
+@click.option("--shard", "shard", type=click.IntRange(min=0), default=None, metavar="I",
+              help="The sharded mode's shard I (from 0).")
+def dev_db_url(router: bool, shard: int | None) -> None:
     """Print the embedded database's DSN."""
-    click.echo(db.embedded().url())
+    if router and shard is not None:
+        fail("--router and --shard do not go together")
+    cluster = db.embedded()
+    if router:
+        click.echo(cluster.url(shards_setup.ROUTER_DBNAME))
+    elif shard is not None:
+        click.echo(cluster.url(shards_setup.SHARD_DBNAME.format(shard)))
+    else:
+        click.echo(cluster.url())
 
 
 @dev_db.command("env")
@@ -533,6 +559,56 @@ def dev_db_env() -> None:
 def dev_db_destroy() -> None:
     """Stop the embedded database and delete its files."""
     db.embedded().destroy()
+
+
+# -- shards -------------------------------------------------------------------
+
+
+@main.group("shards")
+def shards() -> None:
+    """Set up and inspect a sharded deployment: a PL/Proxy router in front of
+    several Cyclone databases (docs/scaling.md)."""
+
+
+@shards.command("init")
+@click.option("--router", "router", required=True, metavar="DSN", help="The router database.")
+@click.option("--shard", "shard_dsns", required=True, multiple=True, metavar="DSN",
+              help="A shard database, as the router's server reaches it; repeat for each (named shard-0, shard-1, "
+                   "... in this order).")
+@click.option("--partitions", type=int, default=None, metavar="N",
+              help=f"Partitions of the router: a power of two, at least the shards "
+                   f"(default {shards_setup.DEFAULT_PARTITIONS}). Partition p starts on shard p mod S.")
+def shards_init(router: str, shard_dsns: tuple[str, ...], partitions: int | None) -> None:
+    """Deploy the engine on each shard and the router on the router, and
+    record which shard holds each partition; running it again changes nothing.
+
+    The router needs the plproxy extension: a superuser installs it once
+    (CREATE EXTENSION plproxy), or deploys the router as a superuser.
+    """
+    rows = shards_setup.init(router, list(shard_dsns), partitions)
+    echo_table(["partition", "shard", "dsn"], [(r.partition, r.shard, db.without_password(r.dsn)) for r in rows],
+               empty="no partitions")
+
+
+@shards.command("status")
+@click.option("--router", "router", default=None, metavar="DSN", help="The router (default: --dsn / CYCLONE_DSN).")
+@json_option
+@pass_settings
+def shards_status(settings: Settings, router: str | None, as_json: bool) -> None:
+    """Each shard with the partitions the router sends it, whether it answers,
+    and whether it holds what the router says; exit 3 if any does not."""
+    rows = shards_setup.status(router or settings.dsn())
+    if as_json:
+        echo_json([{**as_dict(r), "agrees": r.agrees} for r in rows])
+    else:
+        echo_table(
+            ["shard", "partitions", "reachable", "agrees", "dsn"],
+            [(r.name, ",".join(map(str, r.partitions)), "yes" if r.reachable else f"no: {short(r.error or '', 60)}",
+              "yes" if r.agrees else ("?" if not r.reachable else f"no (holds {r.holds})"), r.dsn) for r in rows],
+            empty="no shards",
+        )
+    if not all(r.reachable and r.agrees for r in rows):
+        sys.exit(3)
 
 
 # -- migrate ------------------------------------------------------------------
@@ -1078,7 +1154,7 @@ def show_run(client: Client, run_id: UUID, *, as_json: bool) -> None:
 @main.command("runs")
 @click.option("--state", type=click.Choice(RUN_STATES), help="Only runs in this state.")
 @click.option("--workflow", metavar="NAME", help="Only runs of this workflow.")
-@click.option("--limit", type=click.IntRange(min=1), default=50, show_default=True, help="At most this many.")
+@click.option("--limit", type=click.IntRange(1, 10000), default=50, show_default=True, help="At most this many.")
 @json_option
 @pass_settings
 def runs(settings: Settings, state: str | None, workflow: str | None, limit: int, as_json: bool) -> None:
@@ -1216,7 +1292,7 @@ def dlq() -> None:
 @dlq.command("list")
 @click.option("--reason", type=click.Choice(DISCARD_KINDS), help="Only steps discarded with this error kind.")
 @click.option("--workflow", metavar="NAME", help="Only steps of runs of this workflow.")
-@click.option("--limit", type=click.IntRange(min=1), default=100, show_default=True, help="At most this many.")
+@click.option("--limit", type=click.IntRange(1, 10000), default=100, show_default=True, help="At most this many.")
 @json_option
 @pass_settings
 def dlq_list(settings: Settings, reason: str | None, workflow: str | None, limit: int, as_json: bool) -> None:

@@ -343,6 +343,25 @@ class Violation:
     detail: dict[str, Any]
 
 
+@dataclass(frozen=True)
+class ShardConfig:
+    """A shard's row of ``cyclone.cyclone_shard`` (SPEC 15): its name, the
+    router's partition count and the partitions it holds."""
+
+    name: str
+    partition_count: int
+    partitions: list[int]
+
+
+@dataclass(frozen=True)
+class RouterPartition:
+    """A router's partition and the shard (name, DSN) that holds it."""
+
+    partition: int
+    shard: str
+    dsn: str
+
+
 _SCHEDULE_COLUMNS = (
     "s.name, s.cron, s.timezone, s.workflow, s.overlap, s.catchup, s.paused, s.next_fire_at, s.last_slot, "
     "s.last_run_id, r.state AS last_run_state, s.next_fire_at AT TIME ZONE s.timezone AS next_fire_wall"
@@ -1002,6 +1021,32 @@ class Client:
         consistent (cyclone_admin)."""
         return self._rows(Violation, "SELECT invariant, detail FROM cyclone.check_invariants()")
 
+    # -- shards (SPEC 15, docs/scaling.md) ---------------------------------
+
+    def configure_shard(self, name: str, partition_count: int, partitions: Sequence[int]) -> None:
+        """``cyclone.configure_shard``: make this database shard ``name`` of a
+        router with ``partition_count`` partitions, holding ``partitions``."""
+        self._value("SELECT cyclone.configure_shard(%s, %s, %s)", (name, partition_count, list(partitions)))
+
+    def shard(self) -> ShardConfig | None:
+        """This database's shard configuration; None for a database of its own."""
+        rows = self._rows(ShardConfig, "SELECT name, partition_count, partitions FROM cyclone.cyclone_shard")
+        return rows[0] if rows else None
+
+    def configure_router(self, shards: Sequence[tuple[str, str]], partition_shards: Sequence[str]) -> None:
+        """``cyclone.configure_router`` on a router: its shards as (name, DSN)
+        and the shard of each partition, in partition order."""
+        self._value("SELECT cyclone.configure_router(%s, %s, %s)",
+                    ([n for n, _ in shards], [d for _, d in shards], list(partition_shards)))
+
+    def router_partitions(self) -> list[RouterPartition]:
+        """A router's partitions in order, each with its shard's name and DSN."""
+        return self._rows(
+            RouterPartition,
+            "SELECT p.partition, p.shard, s.dsn FROM cyclone.cyclone_partitions p "
+            "JOIN cyclone.cyclone_shards s ON s.name = p.shard ORDER BY p.partition",
+        )
+
     def prune(self, older_than: Duration, limit: int = 1000) -> int:
         """``cyclone.prune``: delete up to ``limit`` runs finished more than
         ``older_than`` ago (with their steps); how many it deleted."""
@@ -1042,14 +1087,12 @@ class Client:
         state: str | None = None,
         limit: int = 50,
     ) -> list[RunRow]:
-        """Rows of ``cyclone_v_runs``, newest first."""
+        """Rows of ``cyclone_v_runs``, newest first (``cyclone.list_runs``: on a
+        router, every shard's)."""
         return self._rows(
             RunRow,
-            f"SELECT {_RUN_COLUMNS} FROM cyclone.cyclone_v_runs "
-            "WHERE (%(wf)s::text IS NULL OR workflow = %(wf)s) "
-            "AND (%(st)s::text IS NULL OR state = %(st)s) "
-            "ORDER BY created_at DESC, id LIMIT %(lim)s",
-            {"wf": workflow, "st": state, "lim": limit},
+            f"SELECT {_RUN_COLUMNS} FROM cyclone.list_runs(%s, %s, %s)",
+            (workflow, state, limit),
         )
 
     def get_run_row(self, run_id: RunId) -> RunRow:
@@ -1067,12 +1110,9 @@ class Client:
         return rows[0]
 
     def steps(self, run_id: RunId) -> list[StepRow]:
-        """The ``cyclone_v_steps`` rows of a run, in node order of creation."""
-        return self._rows(
-            StepRow,
-            f"SELECT {_STEP_COLUMNS} FROM cyclone.cyclone_v_steps WHERE run_id = %s ORDER BY id",
-            (_uuid(run_id),),
-        )
+        """The ``cyclone_v_steps`` rows of a run, in node order of creation
+        (``cyclone.list_steps``, which a router sends to the run's shard)."""
+        return self._rows(StepRow, f"SELECT {_STEP_COLUMNS} FROM cyclone.list_steps(%s)", (_uuid(run_id),))
 
     def step_errors(self, run_id: RunId) -> list[StepError]:
         """Every error the run's steps were given, oldest first (``cyclone_step_errors``)."""
@@ -1090,14 +1130,12 @@ class Client:
         workflow: str | None = None,
         limit: int = 100,
     ) -> list[StepRow]:
-        """Rows of ``cyclone_v_dlq`` (discarded steps), newest first."""
+        """Rows of ``cyclone_v_dlq`` (discarded steps), newest first
+        (``cyclone.list_dead_letters``: on a router, every shard's)."""
         return self._rows(
             StepRow,
-            f"SELECT {_STEP_COLUMNS} FROM cyclone.cyclone_v_dlq "
-            "WHERE (%(kind)s::text IS NULL OR error_kind = %(kind)s) "
-            "AND (%(wf)s::text IS NULL OR workflow = %(wf)s) "
-            "ORDER BY completed_at DESC, id DESC LIMIT %(lim)s",
-            {"kind": error_kind, "wf": workflow, "lim": limit},
+            f"SELECT {_STEP_COLUMNS} FROM cyclone.list_dead_letters(%s, %s, %s)",
+            (workflow, error_kind, limit),
         )
 
     # -- list pages and a run's details (the web console) ------------------

@@ -415,6 +415,11 @@ class EmbeddedCluster:
                 time.sleep(0.1)
         raise EmbeddedDBError(f"embedded database not ready after {timeout:.0f}s: {last}")
 
+    def ensure_database(self, name: str) -> str:
+        """Create database ``name`` when it is missing; its DSN."""
+        self._ensure_database(name)
+        return self.url(name)
+
     def _ensure_database(self, dbname: str | None = None) -> None:
         name = dbname or self.dbname
         with psycopg.connect(self.url("postgres"), autocommit=True) as c:
@@ -485,6 +490,21 @@ def multi_host_url(clusters: Sequence[EmbeddedCluster], dbname: str | None = Non
 def with_database(dsn: str, dbname: str) -> str:
     """``dsn`` pointing at database ``dbname`` instead (same server, role, options)."""
     return conninfo.make_conninfo(dsn, dbname=dbname)
+
+
+def conninfo_params(dsn: str) -> dict[str, object]:
+    """The parameters a DSN (key=value or URI) sets."""
+    return dict(conninfo.conninfo_to_dict(dsn))
+
+
+def with_options(dsn: str, **options: str | int | None) -> str:
+    """``dsn`` with these parameters set (as a key=value conninfo)."""
+    return conninfo.make_conninfo(dsn, **options)
+
+
+def without_password(dsn: str) -> str:
+    """``dsn`` to show: its password, if any, replaced by ``***``."""
+    return with_options(dsn, password="***") if conninfo_params(dsn).get("password") else dsn
 
 
 def _server(dsn: str) -> psycopg.Connection[tuple[object, ...]]:
@@ -567,7 +587,20 @@ def sqitch_project() -> Path:
     checkout = Path(__file__).resolve().parent.parent
     if (checkout / "pyproject.toml").is_file() and (checkout / "sqitch.plan").is_file():
         return checkout
-    packaged = importlib.resources.files(__package__ or "cyclone_py") / "sqitch"
+    return _packaged("sqitch")
+
+
+def router_project() -> Path:
+    """The router's sqitch project (docs/scaling.md), as :func:`sqitch_project`
+    finds the engine's: ``router/`` of a checkout, else ``cyclone_py/router_sqitch``."""
+    checkout = Path(__file__).resolve().parent.parent
+    if (checkout / "pyproject.toml").is_file() and (checkout / "router" / "sqitch.plan").is_file():
+        return checkout / "router"
+    return _packaged("router_sqitch")
+
+
+def _packaged(folder: str) -> Path:
+    packaged = importlib.resources.files(__package__ or "cyclone_py") / folder
     if not isinstance(packaged, Path) or not (packaged / "sqitch.plan").is_file():
         raise EmbeddedDBError(f"the installed cyclone_py carries no sqitch project ({packaged}); reinstall it")
     return packaged
@@ -581,12 +614,14 @@ def sqitch_executable() -> str:
     return exe
 
 
-def sqitch(args: Sequence[str], dsn: str, *, quiet: bool = False) -> subprocess.CompletedProcess[str]:
-    """Run ``sqitch <args> db:pg:<dbname>`` against ``dsn`` in :func:`sqitch_project`;
+def sqitch(args: Sequence[str], dsn: str, *, quiet: bool = False,
+           project: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Run ``sqitch <args> db:pg:<dbname>`` against ``dsn`` in ``project`` (default
+    :func:`sqitch_project`, the engine; :func:`router_project` for a router);
     raises :class:`SqitchError` with sqitch's first error line on failure
     (:class:`EmbeddedDBError`, :data:`SQITCH_MISSING`, when there is no sqitch)."""
     exe = sqitch_executable()
-    project = sqitch_project()
+    project = project or sqitch_project()
     cmd = [exe, *(["--quiet"] if quiet else []), *args, f"db:pg:{dbname_of(dsn)}"]
     proc = subprocess.run(
         cmd, cwd=project, env=pg_env(dsn), text=True,

@@ -38,6 +38,7 @@ LAYERS: dict[str, int] = {
     "aio": 4,
     "metrics": 4,
     "top": 4,  # cyclone top's frame: rich tables of metrics() rows (the client's Metric)
+    "shards": 4,  # setting up a sharded deployment: sqitch deploys (db) and configuring through the client
     "reporter": 5,
     "listener": 5,
     "exporter": 5,  # cyclone exporter: metrics() as a Prometheus collector, served by metrics.serve

@@ -6,14 +6,14 @@
 -- returns exactly the rows a query of the view would.
 BEGIN;
 
--- p_limit of a listing: 1 to 1000.
+-- p_limit of a listing: 1 to 10,000.
 CREATE OR REPLACE FUNCTION cyclone._check_list_limit(p_function text, p_limit int)
 RETURNS void
 LANGUAGE plpgsql IMMUTABLE
 AS $$
 BEGIN
-    IF p_limit IS NULL OR p_limit NOT BETWEEN 1 AND 1000 THEN
-        RAISE EXCEPTION '%: p_limit must be from 1 to 1000, not %', p_function, coalesce(p_limit::text, 'NULL')
+    IF p_limit IS NULL OR p_limit NOT BETWEEN 1 AND 10000 THEN
+        RAISE EXCEPTION '%: p_limit must be from 1 to 10000, not %', p_function, coalesce(p_limit::text, 'NULL')
             USING ERRCODE = '22023';
     END IF;
 END

@@ -23,7 +23,7 @@ SELECT is((SELECT array_agg(node) FROM cyclone.list_steps(:'b2')), ARRAY['x', 'y
 SELECT results_eq($$SELECT * FROM cyclone.list_dead_letters('b')$$, $$SELECT * FROM cyclone.cyclone_v_dlq$$,
                   'list_dead_letters: the rows of cyclone_v_dlq');
 SELECT is((SELECT count(*)::int FROM cyclone.list_dead_letters(p_error_kind => 'timeout')), 0, 'filtered by error kind');
-SELECT throws_ok($$SELECT * FROM cyclone.list_runs(p_limit => 0)$$, '22023', 'list_runs: p_limit must be from 1 to 1000, not 0');
+SELECT throws_ok($$SELECT * FROM cyclone.list_runs(p_limit => 0)$$, '22023', 'list_runs: p_limit must be from 1 to 10000, not 0');
 SELECT throws_ok($$SELECT * FROM cyclone.list_runs(p_state => 'done')$$, '22023',
                  'list_runs: p_state must be running, paused, completed, failed or cancelled, not "done"');
 
