@@ -1,0 +1,294 @@
+"""A sharded deployment (SPEC 15, docs/scaling.md): a PL/Proxy router and two
+shards of four partitions in the embedded cluster, set up by shards.init (what
+``cyclone shards init`` runs), with one real worker process per shard.
+
+Everything goes through the router: submits (single, keyed, batches), signals,
+operator actions, listings, metrics, definitions and schedules; then each run
+and step is checked to live on the shard its id names. The last test runs the
+two shards as separate clusters and stops one.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from apps.sharded import expected_sum
+from psycopg.rows import dict_row
+
+from cyclone_py import Client, db, errors, shards
+
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
+CYCLONE = ROOT / ".venv" / "bin" / "cyclone"
+PARTITIONS = 4
+RUNS = 2000
+
+
+def query(dsn: str, sql: str, params: Any = None) -> list[dict[str, Any]]:
+    with psycopg.connect(dsn, autocommit=True, connect_timeout=5, row_factory=dict_row) as c:
+        cur = c.execute(sql, params)
+        return cur.fetchall() if cur.description is not None else []
+
+
+def wait_until(pred: Any, timeout: float, what: str) -> None:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if pred():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def start_worker(dsn: str, name: str, log: Path) -> subprocess.Popen[bytes]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(TESTS), str(ROOT), env.get("PYTHONPATH", "")])
+    command = [str(CYCLONE)] if CYCLONE.exists() else [sys.executable, "-m", "cyclone_py.cli"]
+    with open(log, "wb") as fh:
+        return subprocess.Popen(
+            [*command, "worker", "--dsn", dsn, "--app", "apps.sharded:app", "--concurrency", "8",
+             "--poll-interval", "0.2", "--lease-ttl", "5", "--shutdown-grace", "5", "--name", name],
+            cwd=str(ROOT), env=env, stdout=fh, stderr=subprocess.STDOUT,
+        )
+
+
+def stop(procs: list[subprocess.Popen[bytes]]) -> None:
+    for p in procs:
+        if p.poll() is None:
+            p.send_signal(signal.SIGTERM)
+    for p in procs:
+        try:
+            p.wait(20)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait(10)
+
+
+@dataclass
+class Deployment:
+    router: str
+    shards: list[str]  # shard-0, shard-1
+
+    def shard_of(self, run_id: Any) -> int:
+        """The shard a run lives on, by the partition its id names (partition p on shard p mod 2)."""
+        return (uuid.UUID(str(run_id)).int & 0xFFFF) % PARTITIONS % len(self.shards)
+
+    def unfinished(self) -> int:
+        return sum(int(query(s, "SELECT count(*) AS n FROM cyclone.cyclone_runs "
+                                "WHERE state IN ('running', 'paused')")[0]["n"]) for s in self.shards)
+
+
+@pytest.fixture(scope="module")
+def sharded(embedded_db: db.EmbeddedCluster, template_db: str, tmp_path_factory: pytest.TempPathFactory
+            ) -> Iterator[Deployment]:
+    """Router + two shards (copies of the test template) in the embedded
+    cluster, initialised, each with a worker process of apps.sharded."""
+    stem = f"cyclone_t_{os.getpid()}_{uuid.uuid4().hex[:8]}"
+    names = [f"{stem}_s0", f"{stem}_s1"]
+    dsns = [embedded_db.create_database(n, template=template_db) for n in names]
+    router = embedded_db.create_database(f"{stem}_router")
+    logs = tmp_path_factory.mktemp("shard-workers")
+    procs: list[subprocess.Popen[bytes]] = []
+    try:
+        shards.init(router, dsns, PARTITIONS)
+        procs = [start_worker(d, f"w{i}", logs / f"w{i}.log") for i, d in enumerate(dsns)]
+        wait_until(lambda: all("worker started" in (logs / f"w{i}.log").read_text() for i in range(2)), 30,
+                   "both workers up")
+        yield Deployment(router, dsns)
+    finally:
+        stop(procs)
+        for n in [*names, f"{stem}_router"]:
+            embedded_db.drop_database(n)
+
+
+def test_init_records_the_layout_on_the_router_and_each_shard(sharded: Deployment) -> None:
+    assert [(s.name, s.partitions, s.reachable, s.agrees) for s in shards.status(sharded.router)] == [
+        ("shard-0", [0, 2], True, True), ("shard-1", [1, 3], True, True)]
+    shards.init(sharded.router, sharded.shards, PARTITIONS)  # again: nothing changes
+    with Client(sharded.shards[1]) as c:
+        config = c.shard()
+    assert config is not None and (config.name, config.partition_count, config.partitions) == ("shard-1", 4, [1, 3])
+    with pytest.raises(errors.InvalidArgument, match="power of two"):
+        shards.init(sharded.router, sharded.shards, 6)
+
+
+def test_runs_through_the_router_complete_on_the_shard_their_ids_name(sharded: Deployment) -> None:
+    """2,000 runs of a DAG with a child run, submitted through the router one by
+    one, with idempotency keys and in batches, all complete; every run, step
+    and child run lives on the shard and partition its id names."""
+    with Client(sharded.router) as router:
+        ids = [router.submit("shard_dag", {"n": n}) for n in range(500)]
+        ids += [router.submit("shard_dag", {"n": n}, idempotency_key=f"key-{n}") for n in range(500, 1000)]
+        for start in range(1000, RUNS, 100):
+            ids += router.submit_many("shard_dag", [{"n": n} for n in range(start, start + 100)])
+    assert len(set(ids)) == RUNS
+    wait_until(lambda: sharded.unfinished() == 0, 180, "every run to finish")
+
+    placed = {0: 0, 1: 0}
+    for i, dsn in enumerate(sharded.shards):
+        runs = query(dsn, "SELECT id, state, output, (input ->> 'n')::int AS n, parent_run_id "
+                          "FROM cyclone.cyclone_runs")
+        roots = [r for r in runs if r["parent_run_id"] is None]
+        placed[i] = len(roots)
+        assert all(sharded.shard_of(r["id"]) == i for r in runs), "a run on a shard its id does not name"
+        assert all(r["state"] == "completed" for r in runs)
+        assert all(r["output"]["join"]["sum"] == expected_sum(r["n"]) for r in roots)
+        assert len(runs) == 2 * len(roots), "each root run has its child on the same shard"
+        assert query(dsn, "SELECT count(*) AS n FROM cyclone.cyclone_steps s JOIN cyclone.cyclone_runs r "
+                          "ON r.id = s.run_id WHERE cyclone.step_partition(s.id) <> cyclone.run_partition(r.id) "
+                          "OR NOT cyclone.run_partition(r.id) "
+                          "= ANY ((SELECT partitions FROM cyclone.cyclone_shard)::int[])"
+                     )[0]["n"] == 0
+        assert query(dsn, "SELECT count(*) AS n FROM cyclone.cyclone_runs c JOIN cyclone.cyclone_runs p "
+                          "ON p.id = c.parent_run_id WHERE cyclone.run_partition(c.id) <> cyclone.run_partition(p.id)"
+                     )[0]["n"] == 0
+        assert query(dsn, "SELECT count(*) AS n FROM cyclone.check_invariants()")[0]["n"] == 0
+    assert sum(placed.values()) == RUNS
+    assert min(placed.values()) > RUNS / 4, placed  # both shards took their share
+
+
+def test_an_idempotency_key_through_the_router_returns_the_same_run(sharded: Deployment) -> None:
+    with Client(sharded.router) as router:
+        first = [router.submit("shard_leaf", {"n": n}, idempotency_key=f"same-{n}") for n in range(40)]
+        again = [router.submit("shard_leaf", {"n": -n}, idempotency_key=f"same-{n}") for n in range(40)]
+    assert first == again
+    assert {sharded.shard_of(r) for r in first} == {0, 1}
+    for i, dsn in enumerate(sharded.shards):
+        keys = query(dsn, "SELECT idempotency_key, id FROM cyclone.cyclone_runs WHERE idempotency_key LIKE 'same-%%'")
+        assert all(sharded.shard_of(k["id"]) == i for k in keys)
+    assert sum(len(query(d, "SELECT 1 FROM cyclone.cyclone_runs WHERE idempotency_key LIKE 'same-%%'"))
+               for d in sharded.shards) == 40
+
+
+def test_signals_operator_actions_and_listings_through_the_router(sharded: Deployment) -> None:
+    with Client(sharded.router) as router:
+        gated = [router.submit("shard_gated") for _ in range(8)]
+        broken = [router.submit("shard_broken") for _ in range(8)]
+        assert {sharded.shard_of(r) for r in gated} == {0, 1}
+        wait_until(lambda: len(router.dlq(workflow="shard_broken", limit=100)) == 8, 30, "eight dead letters")
+        dead = router.dlq(workflow="shard_broken", limit=5)
+        assert len(dead) == 5 and [d.completed_at for d in dead] == sorted((d.completed_at for d in dead), reverse=True)
+        assert router.explain_step(dead[0].id).reason == "discarded"
+
+        assert all(router.signal(r, "go", {"by": "router"}) for r in gated[:4])
+        assert all(router.pause(r) for r in gated[4:6])
+        assert all(router.cancel(r, "not needed") for r in gated[6:])
+        for r in broken[:4]:
+            router.retry(r, "boom", 1, "try again")
+        assert sum(router.retry_all(r) for r in broken[4:]) == 4
+        wait_until(lambda: all(router.get_run(r).state == "completed" for r in [*gated[:4], *broken]), 30,
+                   "the signalled and retried runs")
+        assert [router.get_run(r).state for r in gated[4:]] == ["paused"] * 2 + ["cancelled"] * 2
+        assert all(router.resume(r) for r in gated[4:6])
+        assert {s.node: s.state for s in router.steps(gated[0])} == {"go": "completed", "after": "completed"}
+        assert router.steps(gated[0])[1].output == {"got": {"by": "router"}}
+
+        listed = router.list_runs(workflow="shard_gated", limit=100)
+        assert sorted(r.id for r in listed) == sorted(gated)
+        newest = router.list_runs(workflow="shard_gated", limit=3)
+        assert [r.id for r in newest] == [r.id for r in listed[:3]]
+        assert [r.id for r in router.list_runs(workflow="shard_gated", state="cancelled")] != []
+
+        gauges = [m for m in router.metrics() if m.name == "cyclone_runs" and m.labels["workflow"] == "shard_gated"]
+        assert {m.labels["shard"] for m in gauges} == {"shard-0", "shard-1"}
+
+        # A shard's error comes back as the shard raised it.
+        missing = "00000000-0000-4000-8000-000000000001"
+        with pytest.raises(errors.NotFound) as via_router:
+            router.get_run(missing)
+        with Client(sharded.shards[1]) as direct, pytest.raises(errors.NotFound) as direct_error:
+            direct.get_run(missing)
+        assert via_router.value.message == direct_error.value.message
+        with pytest.raises(errors.NotFound, match='workflow "nope" not found'):
+            router.submit("nope")
+    audit = [a for d in sharded.shards for a in query(d, "SELECT action, reason FROM cyclone.cyclone_audit")]
+    assert sorted(a["action"] for a in audit).count("retry") == 8
+
+
+def test_definitions_and_limits_go_to_every_shard_and_a_schedule_to_its_name(sharded: Deployment) -> None:
+    with Client(sharded.router) as router:
+        router.define_workflow("shard_only_defined", {"nodes": [{"name": "a", "handler": "nobody"}]})
+        router.define_limit("shard_lim", concurrency=3)
+        router.schedule("nightly-report", "0 3 * * *", "shard_leaf", {"n": 1})
+    for dsn in sharded.shards:
+        assert query(dsn, "SELECT name FROM cyclone.cyclone_workflows WHERE name = 'shard_only_defined'")
+        assert query(dsn, "SELECT concurrency FROM cyclone.cyclone_limits WHERE name = 'shard_lim'") == [
+            {"concurrency": 3}]
+    partition = query(sharded.shards[0], "SELECT hashtext('nightly-report') & 3 AS p")[0]["p"]
+    holders = [i for i, d in enumerate(sharded.shards)
+               if query(d, "SELECT 1 FROM cyclone.cyclone_schedules WHERE name = 'nightly-report'")]
+    assert holders == [partition % 2]
+    with Client(sharded.router) as router:
+        assert router.unschedule("nightly-report")
+        assert router.drop_limit("shard_lim")
+
+
+@pytest.fixture
+def two_clusters() -> Iterator[list[db.EmbeddedCluster]]:
+    """Two clusters of their own (unix sockets only), each to hold one shard."""
+    home = Path("/var/tmp") / f"cyclone-shards-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    clusters = [db.EmbeddedCluster(home=home / f"s{i}", port=5432 + i) for i in range(2)]
+    try:
+        yield clusters
+    finally:
+        for c in clusters:
+            c.destroy()
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def test_a_stopped_shard_fails_only_its_own_calls_and_loses_nothing(
+        embedded_db: db.EmbeddedCluster, two_clusters: list[db.EmbeddedCluster], tmp_path: Path) -> None:
+    for c in two_clusters:
+        c.start()
+    dsns = [c.url() for c in two_clusters]
+    router = embedded_db.create_database(f"cyclone_t_{os.getpid()}_{uuid.uuid4().hex[:8]}_router")
+    deployment = Deployment(router, dsns)
+    procs: list[subprocess.Popen[bytes]] = []
+    try:
+        shards.init(router, dsns, PARTITIONS)
+        procs = [start_worker(d, f"w{i}", tmp_path / f"w{i}.log") for i, d in enumerate(dsns)]
+        wait_until(lambda: all("worker started" in (tmp_path / f"w{i}.log").read_text() for i in range(2)), 30,
+                   "both workers up")
+        with Client(router) as client:
+            before = [client.submit("shard_dag", {"n": n}) for n in range(40)]
+            two_clusters[1].stop("immediate")
+            on_a, on_b = 0, 0
+            for n in range(40, 100):
+                key = f"outage-{n}"
+                partition = query(dsns[0], "SELECT cyclone.key_partition('shard_dag', %s) AS p", (key,))[0]["p"]
+                if partition % 2 == 0:
+                    client.submit("shard_dag", {"n": n}, idempotency_key=key)
+                    on_a += 1
+                else:
+                    with pytest.raises(errors.DatabaseUnavailable) as lost:
+                        client.submit("shard_dag", {"n": n}, idempotency_key=key)
+                    assert str(lost.value).startswith(f"shard shard-1 (partition {partition}) is unreachable: ")
+                    assert lost.value.sqlstate == "08006"
+                    on_b += 1
+            assert on_a and on_b
+            wait_until(lambda: query(dsns[0], "SELECT count(*) AS n FROM cyclone.cyclone_runs "
+                                              "WHERE state = 'running'")[0]["n"] == 0, 60,
+                       "the runs of shard-0 to complete while shard-1 is down")
+            with pytest.raises(errors.DatabaseUnavailable, match="^shard shard-1 "):
+                client.list_runs()
+            two_clusters[1].start()
+            wait_until(lambda: deployment.unfinished() == 0, 90, "every run after the restart")
+            states = [client.get_run(r).state for r in before]
+        assert states == ["completed"] * len(before)
+        total = sum(len(query(d, "SELECT 1 FROM cyclone.cyclone_runs WHERE parent_run_id IS NULL")) for d in dsns)
+        assert total == len(before) + on_a
+        assert all(p.poll() is None for p in procs), "a worker exited"
+    finally:
+        stop(procs)
+        embedded_db.drop_database(db.dbname_of(router))
