@@ -166,7 +166,7 @@ BEGIN
     LOCK TABLE cyclone.cyclone_runs IN SHARE MODE;  -- no run is created meanwhile
     SELECT s.* INTO v_old FROM cyclone.cyclone_shard s;
     IF EXISTS (SELECT FROM cyclone.cyclone_runs) THEN
-        IF v_old.one IS NULL OR v_old.partition_count <> p_partition_count THEN
+        IF coalesce(v_old.partition_count, 1) <> p_partition_count THEN
             RAISE EXCEPTION 'configure_shard: this database holds runs made for % partition(s); it cannot become a '
                             'shard of %', coalesce(v_old.partition_count, 1), p_partition_count
                 USING ERRCODE = '55000';

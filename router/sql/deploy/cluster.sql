@@ -190,6 +190,21 @@ AS $$
     SELECT hashtext(p_name) & (cyclone._partition_count() - 1)
 $$;
 
+-- Where a run or a step lives: its partition and the shard that holds it.
+CREATE OR REPLACE FUNCTION cyclone.locate_run(p_run_id uuid)
+RETURNS TABLE (partition int, shard text)
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = cyclone, pg_temp
+AS $$
+    SELECT p.partition, p.shard FROM cyclone.cyclone_partitions p WHERE p.partition = cyclone._run_partition(p_run_id)
+$$;
+
+CREATE OR REPLACE FUNCTION cyclone.locate_step(p_step_id bigint)
+RETURNS TABLE (partition int, shard text)
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = cyclone, pg_temp
+AS $$
+    SELECT p.partition, p.shard FROM cyclone.cyclone_partitions p WHERE p.partition = cyclone._step_partition(p_step_id)
+$$;
+
 -- One partition of each shard, to run a call once on every shard.
 CREATE OR REPLACE FUNCTION cyclone._shard_partitions()
 RETURNS TABLE (shard text, partition int)
@@ -232,5 +247,7 @@ $$;
 REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA cyclone FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cyclone.configure_router(text[], text[], text[]), cyclone.move_partition(int, text)
     TO cyclone_admin;
+GRANT EXECUTE ON FUNCTION cyclone.locate_run(uuid), cyclone.locate_step(bigint)
+    TO cyclone_worker, cyclone_client, cyclone_admin;
 
 COMMIT;
