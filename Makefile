@@ -7,7 +7,8 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 CYC    := $(VENV)/bin/cyclone
 
-.PHONY: bootstrap db db-stop deploy test roundtrip pgtap lint check-python pytest demo bench bench-quick bench-console \
+.PHONY: bootstrap db db-stop deploy test roundtrip pgtap lint check-python pytest demo demo-shards bench bench-quick \
+	bench-console \
 	screenshots clean
 
 bootstrap:
@@ -44,6 +45,10 @@ test: db
 
 demo: deploy
 	@$(PY) examples/demo.py
+
+# The order example through a PL/Proxy router and two shards (docs/scaling.md).
+demo-shards: db
+	@$(PY) examples/demo_shards.py
 
 bench: db
 	@$(PY) -m bench
