@@ -215,11 +215,10 @@ $$;
 
 -- Raises again what a call on partition p_partition raised, as the shard
 -- raised it: PL/Proxy's "f(n): [db] REMOTE ERROR: " prefix comes off and the
--- SQLSTATE and hint stay (no engine error has a detail). A shard PL/Proxy
+-- SQLSTATE and hint stay (no engine error has a detail, so none is kept). A shard PL/Proxy
 -- could not reach or lost becomes one error naming it: 08006 "shard s
 -- (partition p) is unreachable: ...". Anything else is raised unchanged.
-CREATE OR REPLACE FUNCTION cyclone._reraise(p_partition int, p_sqlstate text, p_message text, p_detail text,
-                                            p_hint text)
+CREATE OR REPLACE FUNCTION cyclone._reraise(p_partition int, p_sqlstate text, p_message text, p_hint text)
 RETURNS void
 LANGUAGE plpgsql
 AS $$

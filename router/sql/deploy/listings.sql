@@ -45,8 +45,7 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = cyclone, pg_temp SET client_
 AS $$
 DECLARE
     v_partition int;
-    v_rows cyclone.run_row[] := '{}';
-    v_detail text;
+    v_rows cyclone.run_row[] := '{}'::cyclone.run_row[];
     v_hint text;
 BEGIN
     FOR v_partition IN SELECT s.partition FROM cyclone._shard_partitions() s LOOP
@@ -54,8 +53,8 @@ BEGIN
             v_rows := v_rows || ARRAY(SELECT r FROM cyclone._list_runs(v_partition, p_workflow, p_state, p_limit,
                                                                         p_before) r);
         EXCEPTION WHEN OTHERS THEN
-            GET STACKED DIAGNOSTICS v_detail = PG_EXCEPTION_DETAIL, v_hint = PG_EXCEPTION_HINT;
-            PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_detail, v_hint);
+            GET STACKED DIAGNOSTICS v_hint = PG_EXCEPTION_HINT;
+            PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_hint);
         END;
     END LOOP;
     RETURN QUERY SELECT * FROM unnest(v_rows) r ORDER BY r.created_at DESC, r.id LIMIT p_limit;
@@ -70,8 +69,7 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = cyclone, pg_temp SET client_
 AS $$
 DECLARE
     v_partition int;
-    v_rows cyclone.step_row[] := '{}';
-    v_detail text;
+    v_rows cyclone.step_row[] := '{}'::cyclone.step_row[];
     v_hint text;
 BEGIN
     FOR v_partition IN SELECT s.partition FROM cyclone._shard_partitions() s LOOP
@@ -79,8 +77,8 @@ BEGIN
             v_rows := v_rows || ARRAY(SELECT d FROM cyclone._list_dead_letters(v_partition, p_workflow, p_error_kind,
                                                                                 p_limit) d);
         EXCEPTION WHEN OTHERS THEN
-            GET STACKED DIAGNOSTICS v_detail = PG_EXCEPTION_DETAIL, v_hint = PG_EXCEPTION_HINT;
-            PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_detail, v_hint);
+            GET STACKED DIAGNOSTICS v_hint = PG_EXCEPTION_HINT;
+            PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_hint);
         END;
     END LOOP;
     RETURN QUERY SELECT * FROM unnest(v_rows) d ORDER BY d.completed_at DESC, d.id DESC LIMIT p_limit;
@@ -95,7 +93,6 @@ AS $$
 DECLARE
     v_shard text;
     v_partition int;
-    v_detail text;
     v_hint text;
 BEGIN
     FOR v_shard, v_partition IN SELECT s.shard, s.partition FROM cyclone._shard_partitions() s LOOP
@@ -103,8 +100,8 @@ BEGIN
             RETURN QUERY SELECT m.name, m.labels || jsonb_build_object('shard', v_shard), m.value
                            FROM cyclone._metrics(v_partition) m;
         EXCEPTION WHEN OTHERS THEN
-            GET STACKED DIAGNOSTICS v_detail = PG_EXCEPTION_DETAIL, v_hint = PG_EXCEPTION_HINT;
-            PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_detail, v_hint);
+            GET STACKED DIAGNOSTICS v_hint = PG_EXCEPTION_HINT;
+            PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_hint);
         END;
     END LOOP;
 END

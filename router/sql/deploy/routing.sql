@@ -40,13 +40,13 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = cyclone, pg_temp SET client_
 AS $$
 DECLARE
     v_partition int := cyclone._submit_partition(p_workflow, p_idempotency_key);
-    v_detail text;
     v_hint text;
 BEGIN
     RETURN cyclone._submit(v_partition, p_workflow, p_input, p_deadline, p_idempotency_key, p_run_at, p_traceparent);
 EXCEPTION WHEN OTHERS THEN
-    GET STACKED DIAGNOSTICS v_detail = PG_EXCEPTION_DETAIL, v_hint = PG_EXCEPTION_HINT;
-    PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_detail, v_hint);
+    GET STACKED DIAGNOSTICS v_hint = PG_EXCEPTION_HINT;
+    PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_hint);
+    RETURN NULL;  -- not reached: _reraise raises
 END
 $$;
 
@@ -66,13 +66,12 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = cyclone, pg_temp SET client_
 AS $$
 DECLARE
     v_partition int := cyclone._submit_partition(p_workflow, NULL);
-    v_detail text;
     v_hint text;
 BEGIN
     RETURN QUERY SELECT * FROM cyclone._submit_many(v_partition, p_workflow, p_inputs, p_deadline);
 EXCEPTION WHEN OTHERS THEN
-    GET STACKED DIAGNOSTICS v_detail = PG_EXCEPTION_DETAIL, v_hint = PG_EXCEPTION_HINT;
-    PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_detail, v_hint);
+    GET STACKED DIAGNOSTICS v_hint = PG_EXCEPTION_HINT;
+    PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_hint);
 END
 $$;
 
@@ -91,13 +90,12 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = cyclone, pg_temp SET client_
 AS $$
 DECLARE
     v_partition int := cyclone._run_partition(p_run_id);
-    v_detail text;
     v_hint text;
 BEGIN
     RETURN QUERY SELECT * FROM cyclone._get_run(v_partition, p_run_id);
 EXCEPTION WHEN OTHERS THEN
-    GET STACKED DIAGNOSTICS v_detail = PG_EXCEPTION_DETAIL, v_hint = PG_EXCEPTION_HINT;
-    PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_detail, v_hint);
+    GET STACKED DIAGNOSTICS v_hint = PG_EXCEPTION_HINT;
+    PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_hint);
 END
 $$;
 
@@ -116,13 +114,13 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = cyclone, pg_temp SET client_
 AS $$
 DECLARE
     v_partition int := cyclone._run_partition(p_run_id);
-    v_detail text;
     v_hint text;
 BEGIN
     RETURN cyclone._signal(v_partition, p_run_id, p_name, p_payload);
 EXCEPTION WHEN OTHERS THEN
-    GET STACKED DIAGNOSTICS v_detail = PG_EXCEPTION_DETAIL, v_hint = PG_EXCEPTION_HINT;
-    PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_detail, v_hint);
+    GET STACKED DIAGNOSTICS v_hint = PG_EXCEPTION_HINT;
+    PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_hint);
+    RETURN NULL;  -- not reached: _reraise raises
 END
 $$;
 
@@ -141,13 +139,13 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = cyclone, pg_temp SET client_
 AS $$
 DECLARE
     v_partition int := cyclone._step_partition(p_step_id);
-    v_detail text;
     v_hint text;
 BEGIN
     RETURN cyclone._explain_step(v_partition, p_step_id);
 EXCEPTION WHEN OTHERS THEN
-    GET STACKED DIAGNOSTICS v_detail = PG_EXCEPTION_DETAIL, v_hint = PG_EXCEPTION_HINT;
-    PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_detail, v_hint);
+    GET STACKED DIAGNOSTICS v_hint = PG_EXCEPTION_HINT;
+    PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_hint);
+    RETURN NULL;  -- not reached: _reraise raises
 END
 $$;
 
@@ -166,13 +164,12 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = cyclone, pg_temp SET client_
 AS $$
 DECLARE
     v_partition int := cyclone._run_partition(p_run_id);
-    v_detail text;
     v_hint text;
 BEGIN
     PERFORM cyclone._retry(v_partition, p_run_id, p_node, p_additional_attempts, p_reason);
 EXCEPTION WHEN OTHERS THEN
-    GET STACKED DIAGNOSTICS v_detail = PG_EXCEPTION_DETAIL, v_hint = PG_EXCEPTION_HINT;
-    PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_detail, v_hint);
+    GET STACKED DIAGNOSTICS v_hint = PG_EXCEPTION_HINT;
+    PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_hint);
 END
 $$;
 
@@ -191,13 +188,13 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = cyclone, pg_temp SET client_
 AS $$
 DECLARE
     v_partition int := cyclone._run_partition(p_run_id);
-    v_detail text;
     v_hint text;
 BEGIN
     RETURN cyclone._retry_all(v_partition, p_run_id, p_reason);
 EXCEPTION WHEN OTHERS THEN
-    GET STACKED DIAGNOSTICS v_detail = PG_EXCEPTION_DETAIL, v_hint = PG_EXCEPTION_HINT;
-    PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_detail, v_hint);
+    GET STACKED DIAGNOSTICS v_hint = PG_EXCEPTION_HINT;
+    PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_hint);
+    RETURN NULL;  -- not reached: _reraise raises
 END
 $$;
 
@@ -216,13 +213,13 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = cyclone, pg_temp SET client_
 AS $$
 DECLARE
     v_partition int := cyclone._run_partition(p_run_id);
-    v_detail text;
     v_hint text;
 BEGIN
     RETURN cyclone._cancel(v_partition, p_run_id, p_reason);
 EXCEPTION WHEN OTHERS THEN
-    GET STACKED DIAGNOSTICS v_detail = PG_EXCEPTION_DETAIL, v_hint = PG_EXCEPTION_HINT;
-    PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_detail, v_hint);
+    GET STACKED DIAGNOSTICS v_hint = PG_EXCEPTION_HINT;
+    PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_hint);
+    RETURN NULL;  -- not reached: _reraise raises
 END
 $$;
 
@@ -241,13 +238,13 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = cyclone, pg_temp SET client_
 AS $$
 DECLARE
     v_partition int := cyclone._run_partition(p_run_id);
-    v_detail text;
     v_hint text;
 BEGIN
     RETURN cyclone._pause(v_partition, p_run_id);
 EXCEPTION WHEN OTHERS THEN
-    GET STACKED DIAGNOSTICS v_detail = PG_EXCEPTION_DETAIL, v_hint = PG_EXCEPTION_HINT;
-    PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_detail, v_hint);
+    GET STACKED DIAGNOSTICS v_hint = PG_EXCEPTION_HINT;
+    PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_hint);
+    RETURN NULL;  -- not reached: _reraise raises
 END
 $$;
 
@@ -266,13 +263,13 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = cyclone, pg_temp SET client_
 AS $$
 DECLARE
     v_partition int := cyclone._run_partition(p_run_id);
-    v_detail text;
     v_hint text;
 BEGIN
     RETURN cyclone._resume(v_partition, p_run_id);
 EXCEPTION WHEN OTHERS THEN
-    GET STACKED DIAGNOSTICS v_detail = PG_EXCEPTION_DETAIL, v_hint = PG_EXCEPTION_HINT;
-    PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_detail, v_hint);
+    GET STACKED DIAGNOSTICS v_hint = PG_EXCEPTION_HINT;
+    PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_hint);
+    RETURN NULL;  -- not reached: _reraise raises
 END
 $$;
 
@@ -291,13 +288,12 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = cyclone, pg_temp SET client_
 AS $$
 DECLARE
     v_partition int := cyclone._run_partition(p_run_id);
-    v_detail text;
     v_hint text;
 BEGIN
     RETURN QUERY SELECT * FROM cyclone._list_steps(v_partition, p_run_id);
 EXCEPTION WHEN OTHERS THEN
-    GET STACKED DIAGNOSTICS v_detail = PG_EXCEPTION_DETAIL, v_hint = PG_EXCEPTION_HINT;
-    PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_detail, v_hint);
+    GET STACKED DIAGNOSTICS v_hint = PG_EXCEPTION_HINT;
+    PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_hint);
 END
 $$;
 
@@ -317,13 +313,12 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = cyclone, pg_temp SET client_
 AS $$
 DECLARE
     v_partition int := cyclone._schedule_partition(p_name);
-    v_detail text;
     v_hint text;
 BEGIN
     PERFORM cyclone._schedule(v_partition, p_name, p_cron, p_workflow, p_input, p_timezone, p_overlap, p_catchup, p_deadline);
 EXCEPTION WHEN OTHERS THEN
-    GET STACKED DIAGNOSTICS v_detail = PG_EXCEPTION_DETAIL, v_hint = PG_EXCEPTION_HINT;
-    PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_detail, v_hint);
+    GET STACKED DIAGNOSTICS v_hint = PG_EXCEPTION_HINT;
+    PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_hint);
 END
 $$;
 
@@ -342,13 +337,13 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = cyclone, pg_temp SET client_
 AS $$
 DECLARE
     v_partition int := cyclone._schedule_partition(p_name);
-    v_detail text;
     v_hint text;
 BEGIN
     RETURN cyclone._unschedule(v_partition, p_name);
 EXCEPTION WHEN OTHERS THEN
-    GET STACKED DIAGNOSTICS v_detail = PG_EXCEPTION_DETAIL, v_hint = PG_EXCEPTION_HINT;
-    PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_detail, v_hint);
+    GET STACKED DIAGNOSTICS v_hint = PG_EXCEPTION_HINT;
+    PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_hint);
+    RETURN NULL;  -- not reached: _reraise raises
 END
 $$;
 
@@ -367,13 +362,13 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = cyclone, pg_temp SET client_
 AS $$
 DECLARE
     v_partition int := cyclone._schedule_partition(p_name);
-    v_detail text;
     v_hint text;
 BEGIN
     RETURN cyclone._pause_schedule(v_partition, p_name);
 EXCEPTION WHEN OTHERS THEN
-    GET STACKED DIAGNOSTICS v_detail = PG_EXCEPTION_DETAIL, v_hint = PG_EXCEPTION_HINT;
-    PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_detail, v_hint);
+    GET STACKED DIAGNOSTICS v_hint = PG_EXCEPTION_HINT;
+    PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_hint);
+    RETURN NULL;  -- not reached: _reraise raises
 END
 $$;
 
@@ -392,13 +387,13 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = cyclone, pg_temp SET client_
 AS $$
 DECLARE
     v_partition int := cyclone._schedule_partition(p_name);
-    v_detail text;
     v_hint text;
 BEGIN
     RETURN cyclone._resume_schedule(v_partition, p_name);
 EXCEPTION WHEN OTHERS THEN
-    GET STACKED DIAGNOSTICS v_detail = PG_EXCEPTION_DETAIL, v_hint = PG_EXCEPTION_HINT;
-    PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_detail, v_hint);
+    GET STACKED DIAGNOSTICS v_hint = PG_EXCEPTION_HINT;
+    PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_hint);
+    RETURN NULL;  -- not reached: _reraise raises
 END
 $$;
 
@@ -417,13 +412,13 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = cyclone, pg_temp SET client_
 AS $$
 DECLARE
     v_partition int := cyclone._schedule_partition(p_name);
-    v_detail text;
     v_hint text;
 BEGIN
     RETURN cyclone._backfill(v_partition, p_name, p_from, p_to);
 EXCEPTION WHEN OTHERS THEN
-    GET STACKED DIAGNOSTICS v_detail = PG_EXCEPTION_DETAIL, v_hint = PG_EXCEPTION_HINT;
-    PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_detail, v_hint);
+    GET STACKED DIAGNOSTICS v_hint = PG_EXCEPTION_HINT;
+    PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_hint);
+    RETURN NULL;  -- not reached: _reraise raises
 END
 $$;
 
@@ -442,15 +437,14 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = cyclone, pg_temp SET client_
 AS $$
 DECLARE
     v_partition int;
-    v_detail text;
     v_hint text;
 BEGIN
     FOR v_partition IN SELECT s.partition FROM cyclone._shard_partitions() s LOOP
         BEGIN
             PERFORM cyclone._define_workflow(v_partition, p_name, p_definition);
         EXCEPTION WHEN OTHERS THEN
-            GET STACKED DIAGNOSTICS v_detail = PG_EXCEPTION_DETAIL, v_hint = PG_EXCEPTION_HINT;
-            PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_detail, v_hint);
+            GET STACKED DIAGNOSTICS v_hint = PG_EXCEPTION_HINT;
+            PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_hint);
         END;
     END LOOP;
 END
@@ -471,15 +465,14 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = cyclone, pg_temp SET client_
 AS $$
 DECLARE
     v_partition int;
-    v_detail text;
     v_hint text;
 BEGIN
     FOR v_partition IN SELECT s.partition FROM cyclone._shard_partitions() s LOOP
         BEGIN
             PERFORM cyclone._define_limit(v_partition, p_name, p_concurrency, p_rate, p_period);
         EXCEPTION WHEN OTHERS THEN
-            GET STACKED DIAGNOSTICS v_detail = PG_EXCEPTION_DETAIL, v_hint = PG_EXCEPTION_HINT;
-            PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_detail, v_hint);
+            GET STACKED DIAGNOSTICS v_hint = PG_EXCEPTION_HINT;
+            PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_hint);
         END;
     END LOOP;
 END
@@ -500,7 +493,6 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = cyclone, pg_temp SET client_
 AS $$
 DECLARE
     v_partition int;
-    v_detail text;
     v_hint text;
     v_any boolean := false;
 BEGIN
@@ -508,8 +500,8 @@ BEGIN
         BEGIN
             v_any := (SELECT bool_or(d) FROM cyclone._drop_limit(v_partition, p_name) d) OR v_any;
         EXCEPTION WHEN OTHERS THEN
-            GET STACKED DIAGNOSTICS v_detail = PG_EXCEPTION_DETAIL, v_hint = PG_EXCEPTION_HINT;
-            PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_detail, v_hint);
+            GET STACKED DIAGNOSTICS v_hint = PG_EXCEPTION_HINT;
+            PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_hint);
         END;
     END LOOP;
     RETURN v_any;
