@@ -204,6 +204,18 @@ def check_the_installed_package(shell: Shell) -> None:
         str(p.relative_to(ROOT)) for d in ("deploy", "revert", "verify") for p in (ROOT / "sql" / d).glob("*.sql")}
     assert carried == expected
     assert all((project / name).read_bytes() == (ROOT / name).read_bytes() for name in expected)
+    # And the router's project (cyclone shards init), from router/.
+    router = Path(shell.check([str(shell.venv / "bin" / "python"), "-c",
+                               "import cyclone_py.db as d; print(d.router_project())"]).stdout.strip())
+    assert router == module.parent / "router_sqitch"
+    with zipfile.ZipFile(wheel) as zf:
+        carried = {name.removeprefix("cyclone_py/router_sqitch/") for name in zf.namelist()
+                   if name.startswith("cyclone_py/router_sqitch/")}
+    source = ROOT / "router"
+    expected = {"sqitch.plan", "sqitch.conf"} | {
+        str(p.relative_to(source)) for d in ("deploy", "revert", "verify") for p in (source / "sql" / d).glob("*.sql")}
+    assert carried == expected
+    assert all((router / name).read_bytes() == (source / name).read_bytes() for name in expected)
     # The web console's templates and static files ride in the wheel too (cyclone ui).
     with zipfile.ZipFile(wheel) as zf:
         console = {name for name in zf.namelist() if name.startswith("cyclone_py/console/")}
