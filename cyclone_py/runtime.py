@@ -2,22 +2,23 @@
 
 :class:`Timers` is one thread with one heap for every step's heartbeat and
 timeout; :class:`HandlerPool` is the fixed set of handler threads fed by one
-queue, with the concurrency slots they share with the event loop's
-handlers; :class:`Active` is what the worker knows of one leased step while
+queue per database, with the concurrency slots they share with the event
+loop's handlers; :class:`Active` is what the worker knows of one leased step while
 it runs. None of them talks to the database: :class:`cyclone_py.worker.Worker`
 ties them to the client.
 """
 
 from __future__ import annotations
 
-import contextlib
+import collections
+import functools
 import heapq
 import itertools
 import logging
 import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,8 +62,9 @@ class DatabaseOutage:
     # call on one still up can answer between the first failures.
     SETTLE = 5.0
 
-    def __init__(self, worker: str) -> None:
+    def __init__(self, worker: str, extra: Mapping[str, Any] | None = None) -> None:
         self.worker = worker
+        self.extra = dict(extra or {})  # on every line: the database, when the worker serves several
         self._lock = threading.Lock()
         self._since: float | None = None
         self._failures = 0
@@ -86,9 +88,9 @@ class DatabaseOutage:
             self._failures += 1
         if first:
             logger.warning("database unavailable (%s failed: %s); retrying until it answers", what, exc,
-                           extra=log_extra(self.worker, **extra))
+                           extra=log_extra(self.worker, **self.extra, **extra))
         else:
-            logger.debug("%s failed (%s); retrying", what, exc, extra=log_extra(self.worker, **extra))
+            logger.debug("%s failed (%s); retrying", what, exc, extra=log_extra(self.worker, **self.extra, **extra))
 
     def answered(self, started: float) -> None:
         """A call through the pool that began at ``started`` (time.monotonic())
@@ -106,7 +108,8 @@ class DatabaseOutage:
         if since is not None:
             took = time.monotonic() - since
             logger.info("database reachable again after %.1fs (%d failed calls)", took, failures,
-                        extra=log_extra(self.worker, outage_seconds=round(took, 3), failures=failures))
+                        extra=log_extra(self.worker, **self.extra, outage_seconds=round(took, 3),
+                                        failures=failures))
 
 
 # -- the timer thread ---------------------------------------------------------
@@ -200,27 +203,43 @@ class Timers(threading.Thread):
 
 
 class HandlerPool:
-    """``size`` handler threads fed by one queue, started up front, and
-    ``size`` slots: a step runs only while it holds one. (A
-    ThreadPoolExecutor made a Future, with its Condition, for every step.)
+    """``size`` handler threads, started up front, and ``size`` slots: a step
+    runs only while it holds one. (A ThreadPoolExecutor made a Future, with
+    its Condition, for every step.)
 
-    A thread takes a slot, then a step. A plain handler runs in the thread,
-    which gives the slot back when it returns. An ``async def`` handler
-    (``active.is_async``) is handed off with ``hand_off(active, release)``
-    (to the event loop, :mod:`cyclone_py.aio`), which must call ``release()``
-    once the coroutine has ended; the thread goes back for the next step at
-    once. So handlers of both kinds together never run more than ``size`` at
-    a time. The slots are tokens in a ``SimpleQueue`` (C), not a
-    ``threading.Semaphore``, whose release notifies a ``Condition`` in
-    Python: a fifth of the worker's time on a drain of async no-op steps."""
+    Steps wait in one queue per source (``sources``: the databases a worker
+    serves, :meth:`submit`'s ``source``). A thread takes a slot, then the
+    next step of the source with the fewest handlers running, ties going
+    round-robin: with a backlog on every source, each holds an equal share
+    of the slots, whatever the order its steps were claimed in; a source
+    with nothing waiting takes no turn. One source is the plain FIFO queue.
+
+    A plain handler runs in the thread, which gives the slot back when it
+    returns. An ``async def`` handler (``active.is_async``) is handed off
+    with ``hand_off(active, release)`` (to the event loop,
+    :mod:`cyclone_py.aio`), which must call ``release()`` once the coroutine
+    has ended; the thread goes back for the next step at once. So handlers
+    of both kinds together never run more than ``size`` at a time. The
+    slots, and the count of steps waiting, are tokens in ``SimpleQueue``s
+    (C), not ``threading.Semaphore``s, whose release notifies a
+    ``Condition`` in Python: a fifth of the worker's time on a drain of
+    async no-op steps."""
 
     def __init__(
         self,
         size: int,
         run: Callable[[Active], None],
         hand_off: Callable[[Active, Callable[[], None]], None] | None = None,
+        *,
+        sources: int = 1,
     ) -> None:
-        self._queue: queue.SimpleQueue[Active | None] = queue.SimpleQueue()
+        if sources < 1:
+            raise ValueError("a handler pool needs at least one source")
+        self._waiting: list[collections.deque[Active]] = [collections.deque() for _ in range(sources)]
+        self._running = [0] * sources  # handlers running, per source
+        self._next = 0  # where the round-robin starts looking
+        self._lock = threading.Lock()
+        self._ready: queue.SimpleQueue[bool] = queue.SimpleQueue()  # one True a step submitted; False: exit
         self._slots: queue.SimpleQueue[None] = queue.SimpleQueue()
         for _ in range(size):
             self._slots.put(None)
@@ -231,52 +250,74 @@ class HandlerPool:
         for thread in self._threads:
             thread.start()
 
-    def _release(self) -> None:
+    def _release(self, source: int) -> None:
         """Give a slot back."""
+        with self._lock:
+            self._running[source] -= 1
         self._slots.put(None)
 
     def queued(self) -> int:
         """Steps waiting for a slot (the prefetch buffer), approximately."""
-        return self._queue.qsize()
+        return sum(len(waiting) for waiting in self._waiting)
 
-    def submit(self, active: Active) -> None:
+    def submit(self, active: Active, source: int = 0) -> None:
         if self._closed:
             raise RuntimeError("the handler pool is shut down")
-        self._queue.put(active)
+        self._waiting[source].append(active)
+        self._ready.put(True)
 
     def shutdown(self) -> None:
         """Drop the steps not started yet (their leases expire) and let each
         thread exit after its current handler (an async one runs on: its
         loop is closed by its owner)."""
         self._closed = True
-        with contextlib.suppress(queue.Empty):
-            while True:
-                self._queue.get_nowait()
+        with self._lock:
+            for waiting in self._waiting:
+                waiting.clear()
         for _ in self._threads:
-            self._release()  # a thread waiting for a slot must reach its None
-            self._queue.put(None)
+            self._slots.put(None)  # a thread waiting for a slot must reach its False
+            self._ready.put(False)
+
+    def _take(self) -> tuple[Active, int] | None:
+        """The next step and its source, or None when none waits (dropped at shutdown)."""
+        with self._lock:
+            n = len(self._waiting)
+            best = -1
+            for i in range(self._next, self._next + n):
+                source = i % n
+                if self._waiting[source] and (best < 0 or self._running[source] < self._running[best]):
+                    best = source
+            if best < 0:
+                return None
+            self._running[best] += 1
+            self._next = best + 1
+            return self._waiting[best].popleft(), best
 
     def _serve(self) -> None:
         while True:
             self._slots.get()
-            active = self._queue.get()
-            if active is None:
+            if not self._ready.get():
                 return
+            taken = self._take()
+            if taken is None:
+                self._slots.put(None)
+                continue
+            active, source = taken
             if self._hand_off is not None and active.is_async:
                 try:
-                    self._hand_off(active, self._release)
+                    self._hand_off(active, functools.partial(self._release, source))
                 except BaseException:  # hand_off does not raise; never lose a thread or a slot
-                    self._release()
+                    self._release(source)
                     logger.exception("handler thread: could not hand the step to the event loop")
-                del active
+                del active, taken
                 continue
             try:
                 self._run(active)
             except BaseException:  # _run reports its own failures; never lose a thread
                 logger.exception("handler thread: unexpected error")
             finally:
-                self._release()
-            del active  # not kept alive while this thread waits
+                self._release(source)
+            del active, taken  # not kept alive while this thread waits
 
 
 # -- the per-step bookkeeping -------------------------------------------------
@@ -290,6 +331,7 @@ class Active:
     ctx: StepContext
     started: float
     is_async: bool = False  # an async def handler: run on the event loop
+    source: int = 0  # which of the worker's databases it came from (Worker.dsns)
     handler_done: bool = False
     finished: bool = False  # reported (or given up): no more heartbeats
     heartbeat: Timer | None = None  # the next one
