@@ -235,10 +235,12 @@ class HandlerPool:
     ) -> None:
         if sources < 1:
             raise ValueError("a handler pool needs at least one source")
+        # No lock: deque appends and pops are atomic. A step is in its
+        # source's deque before its token is in _ready, so a thread holding a
+        # token always finds a step (see _take).
         self._waiting: list[collections.deque[Active]] = [collections.deque() for _ in range(sources)]
-        self._running = [0] * sources  # handlers running, per source
+        self._running: list[collections.deque[None]] = [collections.deque() for _ in range(sources)]  # len(): running
         self._next = 0  # where the round-robin starts looking
-        self._lock = threading.Lock()
         self._ready: queue.SimpleQueue[bool] = queue.SimpleQueue()  # one True a step submitted; False: exit
         self._slots: queue.SimpleQueue[None] = queue.SimpleQueue()
         for _ in range(size):
@@ -252,8 +254,7 @@ class HandlerPool:
 
     def _release(self, source: int) -> None:
         """Give a slot back."""
-        with self._lock:
-            self._running[source] -= 1
+        self._running[source].pop()
         self._slots.put(None)
 
     def queued(self) -> int:
@@ -271,27 +272,45 @@ class HandlerPool:
         thread exit after its current handler (an async one runs on: its
         loop is closed by its owner)."""
         self._closed = True
-        with self._lock:
-            for waiting in self._waiting:
-                waiting.clear()
+        for waiting in self._waiting:
+            waiting.clear()
         for _ in self._threads:
             self._slots.put(None)  # a thread waiting for a slot must reach its False
             self._ready.put(False)
 
     def _take(self) -> tuple[Active, int] | None:
-        """The next step and its source, or None when none waits (dropped at shutdown)."""
-        with self._lock:
-            n = len(self._waiting)
-            best = -1
-            for i in range(self._next, self._next + n):
-                source = i % n
-                if self._waiting[source] and (best < 0 or self._running[source] < self._running[best]):
-                    best = source
-            if best < 0:
+        """The next step and its source; None once shut down (its step was dropped).
+
+        Another thread may pop the step this one chose first: it then looks
+        again. Each thread takes a step only for a token it holds, and each
+        token's step was queued before the token, so one is always there."""
+        while True:
+            source = self._choose()
+            if source >= 0:
+                try:
+                    active = self._waiting[source].popleft()
+                except IndexError:
+                    continue
+                self._running[source].append(None)
+                return active, source
+            if self._closed:
                 return None
-            self._running[best] += 1
+
+    def _choose(self) -> int:
+        """Of the sources with a step waiting, the one with the fewest
+        handlers running, ties round-robin; -1 when none has one."""
+        waiting, running = self._waiting, self._running
+        n = len(waiting)
+        if n == 1:
+            return 0 if waiting[0] else -1
+        best = -1
+        for i in range(self._next, self._next + n):
+            source = i % n
+            if waiting[source] and (best < 0 or len(running[source]) < len(running[best])):
+                best = source
+        if best >= 0:
             self._next = best + 1
-            return self._waiting[best].popleft(), best
+        return best
 
     def _serve(self) -> None:
         while True:
