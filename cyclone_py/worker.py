@@ -191,7 +191,6 @@ class Worker:
         self._stopped_by_signal = False
         self._thread: threading.Thread | None = None
         self._handler_pool: HandlerPool | None = None
-        self._timers: Timers | None = None
         self._aio: EventLoop | None = None
         self._shards = _shards(self.name, self.dsns)
 
@@ -305,8 +304,6 @@ class Worker:
         self._handler_pool = HandlerPool(self.concurrency, self._run_step, self._hand_off, sources=len(self._shards))
         if self._async:
             self._aio = EventLoop(name="cyclone-aio")
-        self._timers = Timers()
-        self._timers.start()
         for shard in self._shards:
             self._open(shard)
         for shard in self._shards:
@@ -331,7 +328,11 @@ class Worker:
         )
 
     def _open(self, shard: Shard) -> None:
-        """One database's client and reporter."""
+        """One database's timer thread, client and reporter. Its own timer
+        thread: a renew waiting for a database that went away delays only
+        that database's heartbeats."""
+        shard.timers = Timers()
+        shard.timers.start()
         # A checkout waits at most one heartbeat interval: the timer thread
         # renews every lease in turn, and the pool's own retry after a
         # connection that failed its check backs off from 1 s, doubling.
@@ -442,12 +443,16 @@ class Worker:
                     self._idle.wait(end - time.monotonic())
         # Flush the reporters (each reports what was queued before, then
         # exits), then stop everything else.
-        for shard in self._shards:
-            if shard.reporter is not None:
-                shard.reporter.close(max(5.0, self.lease_ttl))
+        flushed_by = time.monotonic() + max(5.0, self.lease_ttl)
+        reporters = [shard.reporter for shard in self._shards if shard.reporter is not None]
+        for reporter in reporters:
+            reporter.close(0)  # all at once: one retrying a lost database holds up no other
+        for reporter in reporters:
+            reporter.join(max(0.0, flushed_by - time.monotonic()))
         self._closing.set()
-        if self._timers is not None:
-            self._timers.stop()
+        for shard in self._shards:
+            if shard.timers is not None:
+                shard.timers.stop()
         if self._handler_pool is not None:
             self._handler_pool.shutdown()
         if self._aio is not None:
@@ -665,7 +670,8 @@ class Worker:
     # -- one step ---------------------------------------------------------
 
     def _start_step(self, shard: Shard, step: ClaimedStep) -> None:
-        assert self._handler_pool is not None and self._timers is not None
+        timers = shard.timers
+        assert self._handler_pool is not None and timers is not None
         ctx = make_context(step, self.name)
         active = Active(
             step=step, ctx=ctx, started=time.monotonic(), is_async=(step.workflow, step.handler) in self._async,
@@ -679,11 +685,11 @@ class Worker:
         if logger.isEnabledFor(logging.DEBUG):
             logger.debug("step claimed", extra=self._log_extra(step, shard))
         third = self.lease_ttl / 3
-        active.heartbeat = self._timers.call_at(
+        active.heartbeat = timers.call_at(
             active.started + third * (1.0 - random.random()), lambda: self._heartbeat(active)
         )
         if step.timeout is not None:
-            active.timeout = self._timers.call_at(
+            active.timeout = timers.call_at(
                 active.started + step.timeout.total_seconds(), lambda: self._time_out(active)
             )
         try:
@@ -789,9 +795,10 @@ class Worker:
             self._idle.notify_all()
         # After `finished` is set: a heartbeat scheduled concurrently either is
         # seen here or sees `finished` itself (_next_heartbeat).
-        if self._timers is not None:
-            self._timers.cancel(active.heartbeat)
-            self._timers.cancel(active.timeout)
+        timers = self._shards[active.source].timers
+        if timers is not None:
+            timers.cancel(active.heartbeat)
+            timers.cancel(active.timeout)
 
     def _heartbeat(self, active: Active) -> None:
         if active.finished or self._closing.is_set():
@@ -846,10 +853,11 @@ class Worker:
         return self._handler_pool.queued() if self._handler_pool is not None else 0
 
     def _next_heartbeat(self, active: Active, delay: float) -> None:
-        assert self._timers is not None
-        active.heartbeat = self._timers.call_at(time.monotonic() + delay, lambda: self._heartbeat(active))
+        timers = self._shards[active.source].timers
+        assert timers is not None
+        active.heartbeat = timers.call_at(time.monotonic() + delay, lambda: self._heartbeat(active))
         if active.finished:  # finished while we renewed: _finish may have missed this one
-            self._timers.cancel(active.heartbeat)
+            timers.cancel(active.heartbeat)
 
     def _time_out(self, active: Active) -> None:
         if active.handler_done or active.finished:
@@ -899,9 +907,10 @@ class Worker:
 
 class Shard:
     """One database a worker serves (a shard, SPEC 15; one database is the
-    one-shard case): its client, reporter and outage log, and the state of
-    its claim loop. The handler pool, the timers and the event loop are the
-    worker's, shared by all of them."""
+    one-shard case): its client, reporter, timer thread (its steps'
+    heartbeats and timeouts) and outage log, and the state of its claim
+    loop. The handler pool and the event loop are the worker's, shared by
+    all of them."""
 
     def __init__(self, index: int, dsn: str, worker: str, label: str | None) -> None:
         self.index = index  # in Worker.dsns; Active.source
@@ -916,6 +925,7 @@ class Shard:
         self.reserved = 0  # slots held for claims in flight (its loop, its listener)
         self.claim_s: float | None = None  # moving average of one claim round trip, for the prefetch
         self.reporter: Reporter | None = None
+        self.timers: Timers | None = None
         self._client: Client | None = None
 
     @property

@@ -460,7 +460,8 @@ def test_finished_steps_are_not_kept_alive_by_their_timers(
     wait_for(lambda: w.in_flight == 0 and not w._active, what="worker to settle")
     gc.collect()
     assert not [o for o in gc.get_objects() if isinstance(o, Active) and o.step.workflow == wf.name]
-    assert w._timers is not None and len(w._timers) <= 2 * Timers.COMPACT_MIN + 1  # 2400 entries were pushed
+    timers = w._shards[0].timers
+    assert timers is not None and len(timers) <= 2 * Timers.COMPACT_MIN + 1  # 2400 entries were pushed
 
 
 def test_a_cancelled_timer_never_fires_and_the_heap_is_compacted() -> None:
