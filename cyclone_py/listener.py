@@ -36,6 +36,7 @@ class Listener(threading.Thread):
     how many), ``start_steps(claimed, reserved)`` (start what was claimed
     and give the reservation back), ``wake()`` (ask the main loop to claim)
     and ``cancel_run(payload)``; and its ``metrics``, if on.
+    ``extra``: fields on every log line (the database, when the worker serves several).
     """
 
     def __init__(

@@ -37,6 +37,7 @@ class Reporter(threading.Thread):
     ``finish(step_id)`` is called once a step's outcome was reported (or given
     up on); ``on_discard(exc, step)`` for every failure the engine discarded.
     ``metrics``, when given, counts what the engine took and refused.
+    ``extra``: fields on every log line (the database, when the worker serves several).
     """
 
     def __init__(

@@ -8,23 +8,29 @@ whatever finished while the previous report was in flight) or ``fail``. Every
 poll interval it calls ``cyclone.tick`` so that expired leases, timeouts,
 deadlines, ``max_wait`` and due schedule slots are handled even with no pg_cron.
 
-At start it registers the app's limits (``define_limit``: the app's
+At start it registers, on each database, the app's limits (``define_limit``: the app's
 declaration wins over a value set by hand, and one log line says so when it
 changes one), then its workflows (``define_workflow``, which refuses a limit it
 does not know), then its schedules (``cyclone.schedule``: replacing one keeps its fired slots and its
 paused state, so a restart never undoes an operator's pause). A schedule the
 app no longer declares is left alone: ``cyclone schedules rm`` removes it.
 
-Threads: the main loop (claim, tick; this module), a listener on its own
-connection (``LISTEN cyclone_wakeup`` and ``cyclone_cancel``; it claims on
-that connection when woken: :mod:`cyclone_py.listener`), a timer thread with
-one heap for every step's heartbeat and timeout, and the handler pool
-(:mod:`cyclone_py.runtime`), and a reporter (:mod:`cyclone_py.reporter`);
-with ``async def`` handlers, one event loop thread (:mod:`cyclone_py.aio`)
-that they run on, each holding one of the handler pool's ``concurrency``
-slots like a thread handler. Running one handler is
-:mod:`cyclone_py.execution`'s. The main loop and the listener reserve the
-free slots they claim for, so together they never exceed them.
+Threads, for each database it serves (:class:`Shard`; several are the
+shards of SPEC 15, one is the one-shard case): a claim loop (claim, tick;
+this module), a listener on its own connection (``LISTEN cyclone_wakeup``
+and ``cyclone_cancel``; it claims on that connection when woken:
+:mod:`cyclone_py.listener`), a timer thread with one heap for every
+heartbeat and timeout of that database's steps, and a reporter
+(:mod:`cyclone_py.reporter`). Shared by all: the handler pool
+(:mod:`cyclone_py.runtime`), whose ``concurrency`` slots go to the database
+with the fewest handlers running among those with steps waiting, and, with
+``async def`` handlers, one event loop thread (:mod:`cyclone_py.aio`) that
+they run on, each holding one of those slots like a thread handler. Running
+one handler is :mod:`cyclone_py.execution`'s. A database's loop and listener
+reserve the free slots they claim for, so together they never exceed its
+capacity (``concurrency`` plus its prefetch buffer). A database that goes
+away stalls only its own threads; the worker logs it once and keeps serving
+the others.
 
 Cancellation reaches a handler through ``ctx.cancelled`` when: ``renew``
 returns false (lease lost), its run is cancelled or failed by its deadline
@@ -89,6 +95,11 @@ PREFETCH_CAP = 10
 
 class Worker:
     """Claims and runs the steps of an App's workflows.
+
+    ``dsn``: a database, or a sequence of them (the shards of a sharded
+    Cyclone), each served by its own claim loop and ticked, with one pool of
+    ``concurrency`` handlers shared fairly among them; None: the one
+    :func:`cyclone_py.db.resolve_dsn` names.
 
     ``run()`` blocks until stopped (a signal, or ``stop()`` from another
     thread); ``run_in_thread()`` starts it in a thread for tests. A Worker
@@ -184,9 +195,6 @@ class Worker:
         self._active: dict[tuple[int, int], Active] = {}
         self._by_run: dict[tuple[int, UUID], set[int]] = {}
         self._running_handlers = 0  # on every database
-        # Moving average (seconds) of one handler run, for the adaptive
-        # prefetch (with each database's claim round trip). None until the first sample.
-        self._handler_s: float | None = None
         self._signal_count = 0
         self._stopped_by_signal = False
         self._thread: threading.Thread | None = None
@@ -581,15 +589,15 @@ class Worker:
 
     def _prefetch_now(self, shard: Shard) -> int:
         """A database's prefetch buffer: the fixed ``prefetch``, or (adaptive)
-        as many steps as the handler threads finish during one claim round
-        trip to it, at least ``concurrency`` and at most ``PREFETCH_CAP``
+        as many of its steps as the handler threads finish during one claim
+        round trip to it, at least ``concurrency`` and at most ``PREFETCH_CAP``
         times it (and ``max_batch``). Slow handlers keep it at
         ``concurrency``; short ones let one claim serve many. The cap bounds
         what one claim can hoard when slow steps follow a run of fast ones
         (the average lags behind)."""
         if self.prefetch is not None:
             return self.prefetch
-        claim_s, handler_s = shard.claim_s, self._handler_s
+        claim_s, handler_s = shard.claim_s, shard.handler_s
         if claim_s is None or handler_s is None:
             return self.concurrency
         window = self.concurrency * claim_s / max(handler_s, 1e-6)
@@ -778,7 +786,7 @@ class Worker:
             self._running_handlers -= 1
             shard.held -= 1
             if ran_s is not None:
-                self._handler_s = _average(self._handler_s, ran_s)
+                shard.handler_s = _average(shard.handler_s, ran_s)
             self._idle.notify_all()
         shard.wake.set()
 
@@ -923,7 +931,10 @@ class Shard:
         self.registered = False
         self.held = 0  # steps started here whose handler has not ended (running or queued)
         self.reserved = 0  # slots held for claims in flight (its loop, its listener)
-        self.claim_s: float | None = None  # moving average of one claim round trip, for the prefetch
+        # Moving averages (seconds) for the adaptive prefetch: one claim round
+        # trip, one handler run of its steps. None until the first sample.
+        self.claim_s: float | None = None
+        self.handler_s: float | None = None
         self.reporter: Reporter | None = None
         self.timers: Timers | None = None
         self._client: Client | None = None
