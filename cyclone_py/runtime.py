@@ -245,6 +245,7 @@ class HandlerPool:
         self._slots: queue.SimpleQueue[None] = queue.SimpleQueue()
         for _ in range(size):
             self._slots.put(None)
+        self._releases = [functools.partial(self._release, source) for source in range(sources)]
         self._run = run
         self._hand_off = hand_off
         self._closed = False
@@ -324,7 +325,7 @@ class HandlerPool:
             active, source = taken
             if self._hand_off is not None and active.is_async:
                 try:
-                    self._hand_off(active, functools.partial(self._release, source))
+                    self._hand_off(active, self._releases[source])
                 except BaseException:  # hand_off does not raise; never lose a thread or a slot
                     self._release(source)
                     logger.exception("handler thread: could not hand the step to the event loop")
