@@ -703,9 +703,13 @@ def import_app(spec: str) -> Any:
 @click.option("--metrics-listen", type=ListenAddress(), default=None, envvar="CYCLONE_METRICS_LISTEN",
               show_envvar=True, metavar="HOST:PORT",
               help="Serve the worker's Prometheus metrics on HOST:PORT (:PORT for every interface). Default: off.")
-@pass_settings
+@click.option("--dsn", "dsns", metavar="DSN", multiple=True,
+              help="A database to serve; repeat it to serve several (shards), each fairly. Given here, it wins "
+                   "over the --dsn before the command and $CYCLONE_DSN.")
+@click.make_pass_decorator(Settings)
 def worker(
     settings: Settings,
+    dsns: tuple[str, ...],
     app_spec: str,
     concurrency: int,
     lease_ttl: timedelta,
@@ -721,7 +725,9 @@ def worker(
     """Run a worker for an app's workflows.
 
     Claims and runs the steps of the App's (or Workflow's) handlers until
-    stopped.
+    stopped. With --dsn repeated after the command, one worker serves every
+    database given (the shards of a sharded Cyclone), running tick() on each
+    and sharing its --concurrency handlers fairly among those with steps due.
 
     The first SIGTERM (or Ctrl-C) stops claiming and lets in-flight handlers
     finish within --shutdown-grace; a second one exits at once.
@@ -736,11 +742,15 @@ def worker(
     if logging.getLogger().level > logging.DEBUG:
         logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
     app = import_app(app_spec)
-    dsn = settings.dsn()
-    check_reachable(dsn, connect_timeout=CONNECT_TIMEOUT)
+    targets = list(dsns) or [settings.dsn()]
+    for target in targets:
+        try:
+            check_reachable(target, connect_timeout=CONNECT_TIMEOUT)
+        except errors.CycloneError as exc:
+            fail(f"{db.dsn_label(target)}: {describe(exc)}")
     Worker(
         app,
-        dsn,
+        targets,
         concurrency=concurrency,
         lease_ttl=lease_ttl,
         poll_interval=poll_interval,

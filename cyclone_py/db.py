@@ -572,6 +572,18 @@ def pg_env(dsn: str, base: Mapping[str, str] | None = None) -> dict[str, str]:
     return env
 
 
+def dsn_label(dsn: str) -> str:
+    """A DSN without its password, to name a database in a log line or an
+    error: ``dbname@host:port`` (the parts the DSN gives), or ``a malformed
+    DSN`` when it does not parse."""
+    try:
+        params = conninfo.conninfo_to_dict(dsn)
+    except psycopg.ProgrammingError:
+        return "a malformed DSN"
+    host, port = params.get("host"), params.get("port")
+    return dbname_of(dsn) + (f"@{host}" if host else "") + (f":{port}" if port else "")
+
+
 def dbname_of(dsn: str) -> str:
     """The database a DSN names (libpq default: the user name)."""
     params = conninfo.conninfo_to_dict(dsn)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -36,6 +36,7 @@ class Listener(threading.Thread):
     how many), ``start_steps(claimed, reserved)`` (start what was claimed
     and give the reservation back), ``wake()`` (ask the main loop to claim)
     and ``cancel_run(payload)``; and its ``metrics``, if on.
+    ``extra``: fields on every log line (the database, when the worker serves several).
     """
 
     def __init__(
@@ -54,6 +55,7 @@ class Listener(threading.Thread):
         cancel_run: Callable[[str], object],
         outage: DatabaseOutage | None = None,
         metrics: WorkerMetrics | None = None,
+        extra: Mapping[str, Any] | None = None,
     ) -> None:
         super().__init__(name="cyclone-listener", daemon=True)
         self.dsn = dsn
@@ -69,9 +71,10 @@ class Listener(threading.Thread):
         self._cancel_run = cancel_run
         self._metrics = metrics
         self._outage = outage or DatabaseOutage(worker)
+        self._extra = dict(extra or {})  # on every log line: the database, when the worker serves several
 
     def _log_extra(self, **more: Any) -> dict[str, Any]:
-        return log_extra(self.worker, **more)
+        return log_extra(self.worker, **self._extra, **more)
 
     def run(self) -> None:
         delay = 0.1

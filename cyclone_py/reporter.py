@@ -16,7 +16,7 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from cyclone_py import errors
@@ -37,6 +37,7 @@ class Reporter(threading.Thread):
     ``finish(step_id)`` is called once a step's outcome was reported (or given
     up on); ``on_discard(exc, step)`` for every failure the engine discarded.
     ``metrics``, when given, counts what the engine took and refused.
+    ``extra``: fields on every log line (the database, when the worker serves several).
     """
 
     def __init__(
@@ -51,6 +52,7 @@ class Reporter(threading.Thread):
         on_discard: Callable[[errors.StepFailed, ClaimedStep], None],
         outage: DatabaseOutage | None = None,
         metrics: WorkerMetrics | None = None,
+        extra: Mapping[str, Any] | None = None,
     ) -> None:
         super().__init__(name="cyclone-reporter", daemon=True)
         self.client = client
@@ -62,10 +64,11 @@ class Reporter(threading.Thread):
         self._on_discard = on_discard
         self._metrics = metrics
         self._outage = outage or DatabaseOutage(worker)
+        self._extra = dict(extra or {})  # on every log line: the database, when the worker serves several
         self._queue: queue.SimpleQueue[Outcome | None] = queue.SimpleQueue()  # None: stop
 
     def _log_extra(self, step: ClaimedStep | None = None, **more: Any) -> dict[str, Any]:
-        return log_extra(self.worker, step, **more)
+        return log_extra(self.worker, step, **self._extra, **more)
 
     def put(self, outcome: Outcome) -> None:
         """Queue an outcome for the next batch."""

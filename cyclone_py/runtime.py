@@ -2,22 +2,23 @@
 
 :class:`Timers` is one thread with one heap for every step's heartbeat and
 timeout; :class:`HandlerPool` is the fixed set of handler threads fed by one
-queue, with the concurrency slots they share with the event loop's
-handlers; :class:`Active` is what the worker knows of one leased step while
+queue per database, with the concurrency slots they share with the event
+loop's handlers; :class:`Active` is what the worker knows of one leased step while
 it runs. None of them talks to the database: :class:`cyclone_py.worker.Worker`
 ties them to the client.
 """
 
 from __future__ import annotations
 
-import contextlib
+import collections
+import functools
 import heapq
 import itertools
 import logging
 import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,8 +62,9 @@ class DatabaseOutage:
     # call on one still up can answer between the first failures.
     SETTLE = 5.0
 
-    def __init__(self, worker: str) -> None:
+    def __init__(self, worker: str, extra: Mapping[str, Any] | None = None) -> None:
         self.worker = worker
+        self.extra = dict(extra or {})  # on every line: the database, when the worker serves several
         self._lock = threading.Lock()
         self._since: float | None = None
         self._failures = 0
@@ -86,9 +88,9 @@ class DatabaseOutage:
             self._failures += 1
         if first:
             logger.warning("database unavailable (%s failed: %s); retrying until it answers", what, exc,
-                           extra=log_extra(self.worker, **extra))
+                           extra=log_extra(self.worker, **self.extra, **extra))
         else:
-            logger.debug("%s failed (%s); retrying", what, exc, extra=log_extra(self.worker, **extra))
+            logger.debug("%s failed (%s); retrying", what, exc, extra=log_extra(self.worker, **self.extra, **extra))
 
     def answered(self, started: float) -> None:
         """A call through the pool that began at ``started`` (time.monotonic())
@@ -106,7 +108,8 @@ class DatabaseOutage:
         if since is not None:
             took = time.monotonic() - since
             logger.info("database reachable again after %.1fs (%d failed calls)", took, failures,
-                        extra=log_extra(self.worker, outage_seconds=round(took, 3), failures=failures))
+                        extra=log_extra(self.worker, **self.extra, outage_seconds=round(took, 3),
+                                        failures=failures))
 
 
 # -- the timer thread ---------------------------------------------------------
@@ -200,30 +203,49 @@ class Timers(threading.Thread):
 
 
 class HandlerPool:
-    """``size`` handler threads fed by one queue, started up front, and
-    ``size`` slots: a step runs only while it holds one. (A
-    ThreadPoolExecutor made a Future, with its Condition, for every step.)
+    """``size`` handler threads, started up front, and ``size`` slots: a step
+    runs only while it holds one. (A ThreadPoolExecutor made a Future, with
+    its Condition, for every step.)
 
-    A thread takes a slot, then a step. A plain handler runs in the thread,
-    which gives the slot back when it returns. An ``async def`` handler
-    (``active.is_async``) is handed off with ``hand_off(active, release)``
-    (to the event loop, :mod:`cyclone_py.aio`), which must call ``release()``
-    once the coroutine has ended; the thread goes back for the next step at
-    once. So handlers of both kinds together never run more than ``size`` at
-    a time. The slots are tokens in a ``SimpleQueue`` (C), not a
-    ``threading.Semaphore``, whose release notifies a ``Condition`` in
-    Python: a fifth of the worker's time on a drain of async no-op steps."""
+    Steps wait in one queue per source (``sources``: the databases a worker
+    serves, :meth:`submit`'s ``source``). A thread takes a slot, then the
+    next step of the source with the fewest handlers running, ties going
+    round-robin: with a backlog on every source, each holds an equal share
+    of the slots, whatever the order its steps were claimed in; a source
+    with nothing waiting takes no turn. One source is the plain FIFO queue.
+
+    A plain handler runs in the thread, which gives the slot back when it
+    returns. An ``async def`` handler (``active.is_async``) is handed off
+    with ``hand_off(active, release)`` (to the event loop,
+    :mod:`cyclone_py.aio`), which must call ``release()`` once the coroutine
+    has ended; the thread goes back for the next step at once. So handlers
+    of both kinds together never run more than ``size`` at a time. The
+    slots, and the count of steps waiting, are tokens in ``SimpleQueue``s
+    (C), not ``threading.Semaphore``s, whose release notifies a
+    ``Condition`` in Python: a fifth of the worker's time on a drain of
+    async no-op steps."""
 
     def __init__(
         self,
         size: int,
         run: Callable[[Active], None],
         hand_off: Callable[[Active, Callable[[], None]], None] | None = None,
+        *,
+        sources: int = 1,
     ) -> None:
-        self._queue: queue.SimpleQueue[Active | None] = queue.SimpleQueue()
+        if sources < 1:
+            raise ValueError("a handler pool needs at least one source")
+        # No lock: deque appends and pops are atomic. A step is in its
+        # source's deque before its token is in _ready, so a thread holding a
+        # token always finds a step (see _take).
+        self._waiting: list[collections.deque[Active]] = [collections.deque() for _ in range(sources)]
+        self._running: list[collections.deque[None]] = [collections.deque() for _ in range(sources)]  # len(): running
+        self._next = 0  # where the round-robin starts looking
+        self._ready: queue.SimpleQueue[bool] = queue.SimpleQueue()  # one True a step submitted; False: exit
         self._slots: queue.SimpleQueue[None] = queue.SimpleQueue()
         for _ in range(size):
             self._slots.put(None)
+        self._releases = [functools.partial(self._release, source) for source in range(sources)]
         self._run = run
         self._hand_off = hand_off
         self._closed = False
@@ -231,52 +253,91 @@ class HandlerPool:
         for thread in self._threads:
             thread.start()
 
-    def _release(self) -> None:
+    def _release(self, source: int) -> None:
         """Give a slot back."""
+        self._running[source].pop()
         self._slots.put(None)
 
     def queued(self) -> int:
         """Steps waiting for a slot (the prefetch buffer), approximately."""
-        return self._queue.qsize()
+        return sum(len(waiting) for waiting in self._waiting)
 
-    def submit(self, active: Active) -> None:
+    def submit(self, active: Active, source: int = 0) -> None:
         if self._closed:
             raise RuntimeError("the handler pool is shut down")
-        self._queue.put(active)
+        self._waiting[source].append(active)
+        self._ready.put(True)
 
     def shutdown(self) -> None:
         """Drop the steps not started yet (their leases expire) and let each
         thread exit after its current handler (an async one runs on: its
         loop is closed by its owner)."""
         self._closed = True
-        with contextlib.suppress(queue.Empty):
-            while True:
-                self._queue.get_nowait()
+        for waiting in self._waiting:
+            waiting.clear()
         for _ in self._threads:
-            self._release()  # a thread waiting for a slot must reach its None
-            self._queue.put(None)
+            self._slots.put(None)  # a thread waiting for a slot must reach its False
+            self._ready.put(False)
+
+    def _take(self) -> tuple[Active, int] | None:
+        """The next step and its source; None once shut down (its step was dropped).
+
+        Another thread may pop the step this one chose first: it then looks
+        again. Each thread takes a step only for a token it holds, and each
+        token's step was queued before the token, so one is always there."""
+        while True:
+            source = self._choose()
+            if source >= 0:
+                try:
+                    active = self._waiting[source].popleft()
+                except IndexError:
+                    continue
+                self._running[source].append(None)
+                return active, source
+            if self._closed:
+                return None
+
+    def _choose(self) -> int:
+        """Of the sources with a step waiting, the one with the fewest
+        handlers running, ties round-robin; -1 when none has one."""
+        waiting, running = self._waiting, self._running
+        n = len(waiting)
+        if n == 1:
+            return 0 if waiting[0] else -1
+        best = -1
+        for i in range(self._next, self._next + n):
+            source = i % n
+            if waiting[source] and (best < 0 or len(running[source]) < len(running[best])):
+                best = source
+        if best >= 0:
+            self._next = best + 1
+        return best
 
     def _serve(self) -> None:
         while True:
             self._slots.get()
-            active = self._queue.get()
-            if active is None:
+            if not self._ready.get():
                 return
+            taken = self._take()
+            if taken is None:
+                self._slots.put(None)
+                continue
+            active, source = taken
             if self._hand_off is not None and active.is_async:
                 try:
-                    self._hand_off(active, self._release)
+                    self._hand_off(active, self._releases[source])
                 except BaseException:  # hand_off does not raise; never lose a thread or a slot
-                    self._release()
+                    self._release(source)
                     logger.exception("handler thread: could not hand the step to the event loop")
-                del active
+                del active, taken
                 continue
             try:
                 self._run(active)
             except BaseException:  # _run reports its own failures; never lose a thread
                 logger.exception("handler thread: unexpected error")
             finally:
-                self._release()
-            del active  # not kept alive while this thread waits
+                self._release(source)
+            del active, taken  # not kept alive while this thread waits
 
 
 # -- the per-step bookkeeping -------------------------------------------------
@@ -290,6 +351,7 @@ class Active:
     ctx: StepContext
     started: float
     is_async: bool = False  # an async def handler: run on the event loop
+    source: int = 0  # which of the worker's databases it came from (Worker.dsns)
     handler_done: bool = False
     finished: bool = False  # reported (or given up): no more heartbeats
     heartbeat: Timer | None = None  # the next one

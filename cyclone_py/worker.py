@@ -8,23 +8,29 @@ whatever finished while the previous report was in flight) or ``fail``. Every
 poll interval it calls ``cyclone.tick`` so that expired leases, timeouts,
 deadlines, ``max_wait`` and due schedule slots are handled even with no pg_cron.
 
-At start it registers the app's limits (``define_limit``: the app's
+At start it registers, on each database, the app's limits (``define_limit``: the app's
 declaration wins over a value set by hand, and one log line says so when it
 changes one), then its workflows (``define_workflow``, which refuses a limit it
 does not know), then its schedules (``cyclone.schedule``: replacing one keeps its fired slots and its
 paused state, so a restart never undoes an operator's pause). A schedule the
 app no longer declares is left alone: ``cyclone schedules rm`` removes it.
 
-Threads: the main loop (claim, tick; this module), a listener on its own
-connection (``LISTEN cyclone_wakeup`` and ``cyclone_cancel``; it claims on
-that connection when woken: :mod:`cyclone_py.listener`), a timer thread with
-one heap for every step's heartbeat and timeout, and the handler pool
-(:mod:`cyclone_py.runtime`), and a reporter (:mod:`cyclone_py.reporter`);
-with ``async def`` handlers, one event loop thread (:mod:`cyclone_py.aio`)
-that they run on, each holding one of the handler pool's ``concurrency``
-slots like a thread handler. Running one handler is
-:mod:`cyclone_py.execution`'s. The main loop and the listener reserve the
-free slots they claim for, so together they never exceed them.
+Threads, for each database it serves (:class:`Shard`; several are the
+shards of SPEC 15, one is the one-shard case): a claim loop (claim, tick;
+this module), a listener on its own connection (``LISTEN cyclone_wakeup``
+and ``cyclone_cancel``; it claims on that connection when woken:
+:mod:`cyclone_py.listener`), a timer thread with one heap for every
+heartbeat and timeout of that database's steps, and a reporter
+(:mod:`cyclone_py.reporter`). Shared by all: the handler pool
+(:mod:`cyclone_py.runtime`), whose ``concurrency`` slots go to the database
+with the fewest handlers running among those with steps waiting, and, with
+``async def`` handlers, one event loop thread (:mod:`cyclone_py.aio`) that
+they run on, each holding one of those slots like a thread handler. Running
+one handler is :mod:`cyclone_py.execution`'s. A database's loop and listener
+reserve the free slots they claim for, so together they never exceed its
+capacity (``concurrency`` plus its prefetch buffer). A database that goes
+away stalls only its own threads; the worker logs it once and keeps serving
+the others.
 
 Cancellation reaches a handler through ``ctx.cancelled`` when: ``renew``
 returns false (lease lost), its run is cancelled or failed by its deadline
@@ -90,6 +96,11 @@ PREFETCH_CAP = 10
 class Worker:
     """Claims and runs the steps of an App's workflows.
 
+    ``dsn``: a database, or a sequence of them (the shards of a sharded
+    Cyclone), each served by its own claim loop and ticked, with one pool of
+    ``concurrency`` handlers shared fairly among them; None: the one
+    :func:`cyclone_py.db.resolve_dsn` names.
+
     ``run()`` blocks until stopped (a signal, or ``stop()`` from another
     thread); ``run_in_thread()`` starts it in a thread for tests. A Worker
     runs once: make a new one to start again.
@@ -112,7 +123,7 @@ class Worker:
     def __init__(
         self,
         app: App | Workflow,
-        dsn: str | None = None,
+        dsn: str | Sequence[str] | None = None,
         *,
         concurrency: int = 10,
         lease_ttl: Duration = 30.0,
@@ -138,11 +149,9 @@ class Worker:
             raise ValueError("prefetch must be >= 0")
         self.metrics_listen = None if metrics_listen is None else parse_listen(metrics_listen)
         self.app = as_app(app)
-        if dsn is None:
-            from cyclone_py import db
-
-            dsn = db.resolve_dsn()
-        self.dsn = dsn
+        # The databases served (shards: SPEC 15); one is the common case.
+        self.dsns = _as_dsns(dsn)
+        self.dsn = self.dsns[0]
         self.concurrency = concurrency
         # Durations are kept in seconds.
         self.lease_ttl = to_seconds(lease_ttl)
@@ -180,39 +189,32 @@ class Worker:
         self._stop_claiming = threading.Event()
         self._force = threading.Event()
         self._closing = threading.Event()
-        self._wake = threading.Event()
-        self._wakeup_pending = False
         self._lock = threading.Lock()
         self._idle = threading.Condition(self._lock)
-        self._active: dict[int, Active] = {}
-        self._by_run: dict[UUID, set[int]] = {}
-        self._running_handlers = 0
-        self._reserved = 0  # slots held for claims in flight (main loop, listener)
-        # Moving averages (seconds) for the adaptive prefetch: one claim round
-        # trip, one handler run. None until the first sample.
-        self._claim_s: float | None = None
-        self._handler_s: float | None = None
+        # Keyed by database, then step or run: ids are unique per database only.
+        self._active: dict[tuple[int, int], Active] = {}
+        self._by_run: dict[tuple[int, UUID], set[int]] = {}
+        self._running_handlers = 0  # on every database
         self._signal_count = 0
         self._stopped_by_signal = False
         self._thread: threading.Thread | None = None
-        self._client: Client | None = None
         self._handler_pool: HandlerPool | None = None
-        self._timers: Timers | None = None
-        self._reporter: Reporter | None = None
         self._aio: EventLoop | None = None
-        self._outage = DatabaseOutage(self.name)
+        self._shards = _shards(self.name, self.dsns)
 
     def __repr__(self) -> str:
         return f"Worker(name={self.name!r}, handlers={self.handlers})"
 
-    def _log_extra(self, step: ClaimedStep | None = None, **more: Any) -> dict[str, Any]:
-        return log_extra(self.name, step, **more)
+    def _log_extra(self, step: ClaimedStep | None = None, shard: Shard | None = None, **more: Any) -> dict[str, Any]:
+        return log_extra(self.name, step, **(shard.extra if shard is not None else {}), **more)
 
     @property
     def client(self) -> Client:
-        if self._client is None:
+        """The client of the (first) database."""
+        client = self._shards[0].client
+        if client is None:
             raise RuntimeError("worker is not running")
-        return self._client
+        return client
 
     @property
     def in_flight(self) -> int:
@@ -250,7 +252,7 @@ class Worker:
         try:
             self._start()
             running = True
-            self._loop()
+            self._serve()
         except BaseException as exc:
             self.error = exc
             # An engine refusal at start (a bad definition, a missing grant) or
@@ -280,7 +282,7 @@ class Worker:
         self._stop_claiming.set()
         if force:
             self._force.set()
-        self._wake.set()
+        self._wake_all()
         with self._idle:
             self._idle.notify_all()
         if wait and self._thread is not None and self._thread is not threading.current_thread():
@@ -298,7 +300,7 @@ class Worker:
             # The main thread only joins the loop thread (see run()), so it
             # holds none of the locks these events take.
             self._stop_claiming.set()
-            self._wake.set()
+            self._wake_all()
         else:
             logger.warning("second signal: exiting now", extra=self._log_extra(signal=signum))
             _hard_exit(1)
@@ -307,46 +309,18 @@ class Worker:
         if self.metrics is not None and self.metrics_listen is not None:
             self.metrics.serve(*self.metrics_listen)  # first: a bad address stops the worker before it claims
             self.metrics.gauges(self._in_flight_now, self._prefetched_now)
-        # A checkout waits at most one heartbeat interval: the timer thread
-        # renews every lease in turn, and the pool's own retry after a
-        # connection that failed its check backs off from 1 s, doubling.
-        self._client = Client(self.dsn, min_size=1, max_size=4, application_name="cyclone-worker",
-                              timeout=min(10.0, self.lease_ttl / 3))
-        self._handler_pool = HandlerPool(self.concurrency, self._run_step, self._hand_off)
+        self._handler_pool = HandlerPool(self.concurrency, self._run_step, self._hand_off, sources=len(self._shards))
         if self._async:
             self._aio = EventLoop(name="cyclone-aio")
-        self._timers = Timers()
-        self._timers.start()
-        self._reporter = Reporter(
-            self._client,
-            self.name,
-            max_batch=self.max_batch,
-            lease_ttl=self.lease_ttl,
-            force=self._force,
-            finish=self._finish_step,
-            on_discard=self._emit_error,
-            outage=self._outage,
-            metrics=self.metrics,
-        )
-        self._reporter.start()
-        if self.register_workflows:
-            self._register()
-        Listener(
-            self.dsn,
-            self.name,
-            self.handlers,
-            self.workflows,
-            lease_ttl=self.lease_ttl,
-            max_backoff=self.max_db_backoff,
-            closing=self._closing,
-            reserve=self._reserve,
-            start_steps=self._start_steps,
-            wake=self._on_wakeup,
-            cancel_run=self.cancel_run,
-            outage=self._outage,
-            metrics=self.metrics,
-        ).start()
+        for shard in self._shards:
+            self._open(shard)
+        for shard in self._shards:
+            # A database down now registers in its own loop, before it claims.
+            shard.registered = not self.register_workflows or self._register(shard, wait=False)
+            self._listen(shard)
         served: dict[str, Any] = {} if self.metrics is None else {"metrics": self.metrics.url}
+        if len(self._shards) > 1:
+            served["databases"] = [shard.extra["database"] for shard in self._shards]
         logger.info(
             "worker started",
             extra=self._log_extra(
@@ -361,39 +335,90 @@ class Worker:
             ),
         )
 
-    def _register(self) -> None:
+    def _open(self, shard: Shard) -> None:
+        """One database's timer thread, client and reporter. Its own timer
+        thread: a renew waiting for a database that went away delays only
+        that database's heartbeats."""
+        shard.timers = Timers()
+        shard.timers.start()
+        # A checkout waits at most one heartbeat interval: the timer thread
+        # renews every lease in turn, and the pool's own retry after a
+        # connection that failed its check backs off from 1 s, doubling.
+        shard.open(Client(shard.dsn, min_size=1, max_size=4, application_name="cyclone-worker",
+                          timeout=min(10.0, self.lease_ttl / 3)))
+        shard.reporter = Reporter(
+            shard.client,
+            self.name,
+            max_batch=self.max_batch,
+            lease_ttl=self.lease_ttl,
+            force=self._force,
+            finish=lambda step_id: self._finish_step(shard, step_id),
+            on_discard=lambda exc, step: self._emit_error(exc, step, shard),
+            outage=shard.outage,
+            metrics=self.metrics,
+            extra=shard.extra,
+        )
+        shard.reporter.start()
+
+    def _listen(self, shard: Shard) -> None:
+        """One database's listener."""
+        Listener(
+            shard.dsn,
+            self.name,
+            self.handlers,
+            self.workflows,
+            lease_ttl=self.lease_ttl,
+            max_backoff=self.max_db_backoff,
+            closing=self._closing,
+            reserve=lambda: self._reserve(shard),
+            start_steps=lambda claimed, reserved: self._start_steps(shard, claimed, reserved),
+            wake=lambda: self._on_wakeup(shard),
+            cancel_run=lambda run_id: self._cancel_run([shard], run_id, "run cancelled"),
+            outage=shard.outage,
+            metrics=self.metrics,
+            extra=shard.extra,
+        ).start()
+
+    def _register(self, shard: Shard, *, wait: bool) -> bool:
+        """Register the app's limits, workflows and schedules on one database:
+        True once done. While it is unavailable, retry until it answers (or
+        the worker stops); without ``wait``, False at once instead."""
         delay = 0.1
         while not self._stop_claiming.is_set():
             try:
                 for lim in self.app.limits:
-                    self._register_limit(lim)
+                    self._register_limit(shard, lim)
                 for name, definition in self.app.definitions():
-                    self.client.define_workflow(name, definition)
+                    shard.client.define_workflow(name, definition)
                 for sched in self.app.schedules:
-                    self.client.schedule(**sched.arguments())
+                    shard.client.schedule(**sched.arguments())
                     logger.info(
                         "schedule %s registered: %s (%s) -> %s",
                         sched.name, sched.cron, sched.timezone, sched.workflow,
-                        extra=self._log_extra(schedule=sched.name, cron=sched.cron, timezone=sched.timezone,
-                                              workflow=sched.workflow, overlap=sched.overlap),
+                        extra=self._log_extra(shard=shard, schedule=sched.name, cron=sched.cron,
+                                              timezone=sched.timezone, workflow=sched.workflow,
+                                              overlap=sched.overlap),
                     )
-                return
+                return True
             except errors.DatabaseUnavailable as exc:
                 self._count_reconnect()
-                self._outage.failed("registering workflows", exc)
+                shard.outage.failed("registering workflows", exc)
+                if not wait:
+                    return False
                 self._stop_claiming.wait(delay)
                 delay = min(delay * 2, self.max_db_backoff)
+        return False
 
-    def _register_limit(self, lim: Limit) -> None:
+    def _register_limit(self, shard: Shard, lim: Limit) -> None:
         """``define_limit`` with the app's values; the values it replaced (read
         from ``cyclone_v_limits``, which the worker role may read) go in the log line."""
         try:
-            before = next((r for r in self.client.limits(lim.name) if r.bucket == ""), None)
+            before = next((r for r in shard.client.limits(lim.name) if r.bucket == ""), None)
         except errors.PermissionDenied:  # a role without the view: say only that it registered
             before = None
-        self.client.define_limit(**lim.arguments())
+        shard.client.define_limit(**lim.arguments())
         new = _limit_values(lim.concurrency, lim.rate, lim.per)
-        extra = self._log_extra(limit=lim.name, concurrency=lim.concurrency, rate=lim.rate,
+        extra = self._log_extra(shard=shard, limit=lim.name, concurrency=lim.concurrency, rate=lim.rate,
                                 period=None if lim.per is None else lim.per.total_seconds())
         old = None if before is None else _limit_values(before.concurrency, before.rate, before.period)
         if old is not None and old != new:
@@ -424,19 +449,24 @@ class Worker:
                 end = time.monotonic() + min(1.0, max(self.shutdown_grace, 0.1))
                 while self._running_handlers and time.monotonic() < end:
                     self._idle.wait(end - time.monotonic())
-        # Flush the reporter (it reports what was queued before, then exits),
-        # then stop everything else.
-        if self._reporter is not None:
-            self._reporter.close(max(5.0, self.lease_ttl))
+        # Flush the reporters (each reports what was queued before, then
+        # exits), then stop everything else.
+        flushed_by = time.monotonic() + max(5.0, self.lease_ttl)
+        reporters = [shard.reporter for shard in self._shards if shard.reporter is not None]
+        for reporter in reporters:
+            reporter.close(0)  # all at once: one retrying a lost database holds up no other
+        for reporter in reporters:
+            reporter.join(max(0.0, flushed_by - time.monotonic()))
         self._closing.set()
-        if self._timers is not None:
-            self._timers.stop()
+        for shard in self._shards:
+            if shard.timers is not None:
+                shard.timers.stop()
         if self._handler_pool is not None:
             self._handler_pool.shutdown()
         if self._aio is not None:
             self._aio.close()
-        if self._client is not None:
-            self._client.close()
+        for shard in self._shards:
+            shard.close()
         if self.metrics is not None:
             self.metrics.close()
         with self._lock:
@@ -447,63 +477,92 @@ class Worker:
             # A handler ignored cancellation: the process would hang joining it.
             _hard_exit(1)
 
-    # -- the main loop ----------------------------------------------------
+    # -- the claim loops --------------------------------------------------
 
-    def _loop(self) -> None:
+    def _serve(self) -> None:
+        """One claim loop per database: the first in this thread, each other
+        in a thread of its own. Whichever ends first (stopped, or failed)
+        stops the others."""
+        others = [threading.Thread(target=self._loop_in_thread, args=(shard,), name=f"cyclone-loop-{shard.index}")
+                  for shard in self._shards[1:]]
+        for thread in others:
+            thread.start()
+        self.started.set()
+        try:
+            self._loop(self._shards[0])
+        finally:
+            self._stop_claiming.set()
+            self._wake_all()
+            for thread in others:
+                thread.join()
+
+    def _loop_in_thread(self, shard: Shard) -> None:
+        try:
+            self._loop(shard)
+        except BaseException as exc:  # as the first loop's failure does in _run_body: stop the worker
+            if self.error is None:
+                self.error = exc
+            logger.error("worker failed: %s", exc, exc_info=True, extra=self._log_extra(shard=shard))
+            self.stop(wait=False)
+
+    def _loop(self, shard: Shard) -> None:
+        """Claim and tick on one database until the worker stops."""
+        if not shard.registered and not self._register(shard, wait=True):
+            return  # stopped before the database answered
         next_tick = time.monotonic()
         claim_due = True
         failures = 0
-        self.started.set()
         while not self._stop_claiming.is_set():
             started = time.monotonic()
             try:
                 if time.monotonic() >= next_tick:
-                    self._tick()
+                    self._tick(shard)
                     next_tick = time.monotonic() + self.poll_interval
                     claim_due = True
-                free = self._reserve() if claim_due and self.handlers else 0
+                free = self._reserve(shard) if claim_due and self.handlers else 0
                 if free > 0:
                     claimed: list[ClaimedStep] = []
                     try:
                         asked = time.perf_counter()
-                        claimed = self.client.claim(self.name, self.handlers, free, timedelta(seconds=self.lease_ttl),
-                                                    self.workflows)
+                        claimed = shard.client.claim(self.name, self.handlers, free,
+                                                     timedelta(seconds=self.lease_ttl), self.workflows)
                         took = time.perf_counter() - asked
-                        self._claim_s = _average(self._claim_s, took)
+                        shard.claim_s = _average(shard.claim_s, took)
                         if self.metrics is not None:
                             self.metrics.claim_seconds.observe(took)
                     finally:
-                        self._start_steps(claimed, free)
+                        self._start_steps(shard, claimed, free)
                     claim_due = len(claimed) == free  # saturated: more are probably due
                 elif not self.handlers:
                     claim_due = False
                 failures = 0
-                self._outage.answered(started)
+                shard.outage.answered(started)
             except errors.DatabaseUnavailable as exc:
                 failures += 1
                 self._count_reconnect()
                 delay = self._db_backoff(failures)
-                self._outage.failed("claim/tick", exc, failures=failures, retry_in=delay)
-                if self._back_off(delay):
+                shard.outage.failed("claim/tick", exc, failures=failures, retry_in=delay)
+                if self._back_off(shard, delay):
                     failures = 0  # the listener got through: the database answers again
                 claim_due = True
                 continue
             except errors.CycloneError as exc:
                 failures += 1
                 delay = self._db_backoff(failures)
-                logger.error("claim/tick failed (%s); retrying in %.1fs", exc, delay, extra=self._log_extra())
+                logger.error("claim/tick failed (%s); retrying in %.1fs", exc, delay,
+                             extra=self._log_extra(shard=shard))
                 self._stop_claiming.wait(delay)
                 continue
-            if claim_due and self._free() > 0:
+            if claim_due and self._free(shard) > 0:
                 continue
-            self._wake.wait(max(0.0, next_tick - time.monotonic()))
-            self._wake.clear()
-            if self._wakeup_pending:
-                self._wakeup_pending = False
+            shard.wake.wait(max(0.0, next_tick - time.monotonic()))
+            shard.wake.clear()
+            if shard.wakeup_pending:
+                shard.wakeup_pending = False
                 claim_due = True
 
     def _db_backoff(self, failures: int) -> float:
-        """The main loop's wait after ``failures`` failed rounds in a row: the
+        """A claim loop's wait after ``failures`` failed rounds in a row: the
         poll interval, doubling, at most ``max_db_backoff`` and at most one
         lease TTL. The loop is this worker's ticker: once the database answers
         again, the leases it stranded are reclaimed within a lease TTL and a
@@ -511,74 +570,78 @@ class Worker:
         reconnect wakes it up first."""
         return float(min(self.max_db_backoff, self.lease_ttl, self.poll_interval * 2 ** min(failures - 1, 16)))
 
-    def _back_off(self, delay: float) -> bool:
+    def _back_off(self, shard: Shard, delay: float) -> bool:
         """Wait ``delay`` seconds after a database failure, or less: until the
-        worker stops, or a wake-up comes (the listener sends one each time it
-        has (re)connected, so the database answers again). True when a wake-up
-        cut it short, so the caller retries at once with its backoff reset."""
+        worker stops, or a wake-up comes (the database's listener sends one
+        each time it has (re)connected, so the database answers again). True
+        when a wake-up cut it short, so the caller retries at once with its
+        backoff reset."""
         deadline = time.monotonic() + delay
-        while not self._stop_claiming.is_set() and not self._wakeup_pending:
+        while not self._stop_claiming.is_set() and not shard.wakeup_pending:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return False
-            self._wake.wait(remaining)
-            self._wake.clear()
-        woken = self._wakeup_pending
-        self._wakeup_pending = False
+            shard.wake.wait(remaining)
+            shard.wake.clear()
+        woken = shard.wakeup_pending
+        shard.wakeup_pending = False
         return woken
 
-    def _prefetch_now(self) -> int:
-        """The prefetch buffer: the fixed ``prefetch``, or (adaptive) as many
-        steps as the handler threads finish during one claim round trip, at
-        least ``concurrency`` and at most ``PREFETCH_CAP`` times it (and
-        ``max_batch``). Slow handlers keep it at ``concurrency``; short ones
-        let one claim serve many. The cap bounds what one claim can hoard when
-        slow steps follow a run of fast ones (the average lags behind)."""
+    def _prefetch_now(self, shard: Shard) -> int:
+        """A database's prefetch buffer: the fixed ``prefetch``, or (adaptive)
+        as many of its steps as the handler threads finish during one claim
+        round trip to it, at least ``concurrency`` and at most ``PREFETCH_CAP``
+        times it (and ``max_batch``). Slow handlers keep it at
+        ``concurrency``; short ones let one claim serve many. The cap bounds
+        what one claim can hoard when slow steps follow a run of fast ones
+        (the average lags behind)."""
         if self.prefetch is not None:
             return self.prefetch
-        claim_s, handler_s = self._claim_s, self._handler_s
+        claim_s, handler_s = shard.claim_s, shard.handler_s
         if claim_s is None or handler_s is None:
             return self.concurrency
         window = self.concurrency * claim_s / max(handler_s, 1e-6)
         cap = min(self.max_batch, PREFETCH_CAP * self.concurrency)
         return max(self.concurrency, min(cap, int(window)))
 
-    def _free(self) -> int:
-        """How many steps to claim now: none while the prefetch buffer is more
-        than half full and every handler thread is busy, else up to capacity.
-        Slots reserved by a claim in flight count as taken."""
+    def _free(self, shard: Shard) -> int:
+        """How many steps to claim now from one database: none while its
+        prefetch buffer is more than half full and it holds a step for every
+        handler thread, else up to its capacity. Slots reserved by a claim in
+        flight count as taken. Each database has the whole capacity: the
+        handler pool shares the threads out among those with steps waiting."""
         with self._lock:
-            return self._free_locked()
+            return self._free_locked(shard)
 
-    def _free_locked(self) -> int:
-        prefetch = self._prefetch_now()
+    def _free_locked(self, shard: Shard) -> int:
+        prefetch = self._prefetch_now(shard)
         capacity = self.concurrency + prefetch
-        in_flight = self._running_handlers + self._reserved
+        in_flight = shard.held + shard.reserved
         if in_flight >= self.concurrency and capacity - in_flight <= prefetch // 2:
             return 0
         return capacity - in_flight
 
-    def _reserve(self) -> int:
-        """Hold the free slots for one claim (the main loop and the listener
-        both claim); _start_steps gives them back."""
+    def _reserve(self, shard: Shard) -> int:
+        """Hold the free slots for one claim on a database (its loop and its
+        listener both claim); _start_steps gives them back."""
         with self._lock:
             if self._stop_claiming.is_set():
                 return 0
-            free = self._free_locked()
-            self._reserved += free
+            free = self._free_locked(shard)
+            shard.reserved += free
             return free
 
-    def _start_steps(self, claimed: Sequence[ClaimedStep], reserved: int) -> None:
-        """Start what one claim leased (the main loop's or the listener's)."""
+    def _start_steps(self, shard: Shard, claimed: Sequence[ClaimedStep], reserved: int) -> None:
+        """Start what one claim leased (a loop's or a listener's)."""
         if claimed and self.metrics is not None:
             self.metrics.claimed.inc(len(claimed))
         for step in claimed:
-            self._start_step(step)
+            self._start_step(shard, step)
         with self._lock:
-            self._reserved -= reserved
+            shard.reserved -= reserved
 
-    def _tick(self) -> None:
-        result = self.client.tick(self.max_reclaims)
+    def _tick(self, shard: Shard) -> None:
+        result = shard.client.tick(self.max_reclaims)
         if (result.reclaimed or result.retried or result.discarded or result.deadlines or result.max_wait
                 or result.scheduled or result.skipped_slots):
             logger.info(
@@ -591,18 +654,18 @@ class Worker:
                 result.max_wait,
                 result.scheduled,
                 result.skipped_slots,
-                extra=self._log_extra(),
+                extra=self._log_extra(shard=shard),
             )
         for discarded in result.discarded_steps:
-            self._emit_error(discarded.exception())
+            self._emit_error(discarded.exception(), shard=shard)
 
-    def _emit_error(self, exc: errors.StepFailed, step: ClaimedStep | None = None) -> None:
+    def _emit_error(self, exc: errors.StepFailed, step: ClaimedStep | None = None, shard: Shard | None = None) -> None:
         """Log a discard and call the hook; ``step``: the execution of ours that
         was discarded (a tick's discards name the step but not its attempt)."""
         if step is not None:
-            extra = self._log_extra(step, error_kind=exc.error_kind)
+            extra = self._log_extra(step, shard, error_kind=exc.error_kind)
         else:
-            extra = self._log_extra(step_id=exc.step_id, run_id=str(exc.run_id), node=exc.node,
+            extra = self._log_extra(shard=shard, step_id=exc.step_id, run_id=str(exc.run_id), node=exc.node,
                                     workflow=exc.workflow, error_kind=exc.error_kind)
         logger.warning("step discarded (%s)", exc.error_kind, extra=extra)
         if self.on_error is None:
@@ -610,32 +673,35 @@ class Worker:
         try:
             self.on_error(exc)
         except Exception:
-            logger.exception("error hook failed", extra=self._log_extra(step_id=exc.step_id))
+            logger.exception("error hook failed", extra=self._log_extra(shard=shard, step_id=exc.step_id))
 
     # -- one step ---------------------------------------------------------
 
-    def _start_step(self, step: ClaimedStep) -> None:
-        assert self._handler_pool is not None and self._timers is not None
+    def _start_step(self, shard: Shard, step: ClaimedStep) -> None:
+        timers = shard.timers
+        assert self._handler_pool is not None and timers is not None
         ctx = make_context(step, self.name)
         active = Active(
-            step=step, ctx=ctx, started=time.monotonic(), is_async=(step.workflow, step.handler) in self._async
+            step=step, ctx=ctx, started=time.monotonic(), is_async=(step.workflow, step.handler) in self._async,
+            source=shard.index,
         )
         with self._lock:
-            self._active[step.step_id] = active
-            self._by_run.setdefault(step.run_id, set()).add(step.step_id)
+            self._active[shard.index, step.step_id] = active
+            self._by_run.setdefault((shard.index, step.run_id), set()).add(step.step_id)
             self._running_handlers += 1
+            shard.held += 1
         if logger.isEnabledFor(logging.DEBUG):
-            logger.debug("step claimed", extra=self._log_extra(step))
+            logger.debug("step claimed", extra=self._log_extra(step, shard))
         third = self.lease_ttl / 3
-        active.heartbeat = self._timers.call_at(
+        active.heartbeat = timers.call_at(
             active.started + third * (1.0 - random.random()), lambda: self._heartbeat(active)
         )
         if step.timeout is not None:
-            active.timeout = self._timers.call_at(
+            active.timeout = timers.call_at(
                 active.started + step.timeout.total_seconds(), lambda: self._time_out(active)
             )
         try:
-            self._handler_pool.submit(active)
+            self._handler_pool.submit(active, shard.index)
         except RuntimeError:  # pool shut down under us: leave the step to its lease
             self._handler_finished(active)
             self._finish(active)
@@ -702,58 +768,64 @@ class Worker:
         """A handler of either kind ended: report its outcome."""
         if active.ctx.cancel_reason == "shutdown" and not outcome.ok:
             # Cancelled by our own shutdown: not the step's failure; the lease decides.
-            logger.info("step abandoned at shutdown", extra=self._log_extra(active.step))
+            logger.info("step abandoned at shutdown", extra=self._log_extra(active.step, self._shards[active.source]))
             if self.metrics is not None:
                 self.metrics.dropped.labels(active.step.workflow, active.step.node, ABANDONED).inc()
             self._finish(active)
             return
-        assert self._reporter is not None  # started before the handler pool is fed
-        self._reporter.put(outcome)
+        reporter = self._shards[active.source].reporter
+        assert reporter is not None  # started before the handler pool is fed
+        reporter.put(outcome)
 
     def _handler_finished(self, active: Active, ran_s: float | None = None) -> None:
         if ran_s is not None and self.metrics is not None:
             self.metrics.step(active.step.workflow, active.step.node).duration.observe(ran_s)
+        shard = self._shards[active.source]
         with self._idle:
             active.handler_done = True
             self._running_handlers -= 1
+            shard.held -= 1
             if ran_s is not None:
-                self._handler_s = _average(self._handler_s, ran_s)
+                shard.handler_s = _average(shard.handler_s, ran_s)
             self._idle.notify_all()
-        self._wake.set()
+        shard.wake.set()
 
     def _finish(self, active: Active) -> None:
+        step = active.step
         with self._idle:
             active.finished = True
-            self._active.pop(active.step.step_id, None)
-            ids = self._by_run.get(active.step.run_id)
+            self._active.pop((active.source, step.step_id), None)
+            ids = self._by_run.get((active.source, step.run_id))
             if ids is not None:
-                ids.discard(active.step.step_id)
+                ids.discard(step.step_id)
                 if not ids:
-                    del self._by_run[active.step.run_id]
+                    del self._by_run[active.source, step.run_id]
             self._idle.notify_all()
         # After `finished` is set: a heartbeat scheduled concurrently either is
         # seen here or sees `finished` itself (_next_heartbeat).
-        if self._timers is not None:
-            self._timers.cancel(active.heartbeat)
-            self._timers.cancel(active.timeout)
+        timers = self._shards[active.source].timers
+        if timers is not None:
+            timers.cancel(active.heartbeat)
+            timers.cancel(active.timeout)
 
     def _heartbeat(self, active: Active) -> None:
         if active.finished or self._closing.is_set():
             return
         step = active.step
+        shard = self._shards[active.source]
         interval = self.lease_ttl / 3 * random.uniform(0.9, 1.1)
         started = time.monotonic()
         try:
-            ok = self.client.renew(step.step_id, self.name, step.lease_generation, timedelta(seconds=self.lease_ttl))
+            ok = shard.client.renew(step.step_id, self.name, step.lease_generation, timedelta(seconds=self.lease_ttl))
         except errors.CycloneError as exc:
             self._count_renewal(step, "failed")
             if isinstance(exc, errors.DatabaseUnavailable):
-                self._outage.failed("renew", exc, step_id=step.step_id)
+                shard.outage.failed("renew", exc, step_id=step.step_id)
             else:
-                logger.warning("heartbeat failed: %s", exc, extra=self._log_extra(step))
+                logger.warning("heartbeat failed: %s", exc, extra=self._log_extra(step, shard))
             self._next_heartbeat(active, interval / 2)
             return
-        self._outage.answered(started)
+        shard.outage.answered(started)
         self._count_renewal(step, "renewed" if ok else "refused")
         if ok:
             self._next_heartbeat(active, interval)
@@ -761,14 +833,14 @@ class Worker:
         if active.finished:
             return
         if active.handler_done:
-            logger.debug("lease lost before the result was reported", extra=self._log_extra(step))
+            logger.debug("lease lost before the result was reported", extra=self._log_extra(step, shard))
             return
         # renew also refuses once the step's timeout has passed on the engine's
         # clock while the lease is still ours: report that as a timeout. (If the
         # lease was really lost, the fail CAS refuses whatever kind we send.)
         reason = "timeout" if step.timeout is not None else "lease lost"
         if active.ctx.cancel(reason):
-            logger.warning("renew refused (%s): cancelling the handler", reason, extra=self._log_extra(step))
+            logger.warning("renew refused (%s): cancelling the handler", reason, extra=self._log_extra(step, shard))
 
     def _count_renewal(self, step: ClaimedStep, outcome: str) -> None:
         if self.metrics is not None:
@@ -789,41 +861,120 @@ class Worker:
         return self._handler_pool.queued() if self._handler_pool is not None else 0
 
     def _next_heartbeat(self, active: Active, delay: float) -> None:
-        assert self._timers is not None
-        active.heartbeat = self._timers.call_at(time.monotonic() + delay, lambda: self._heartbeat(active))
+        timers = self._shards[active.source].timers
+        assert timers is not None
+        active.heartbeat = timers.call_at(time.monotonic() + delay, lambda: self._heartbeat(active))
         if active.finished:  # finished while we renewed: _finish may have missed this one
-            self._timers.cancel(active.heartbeat)
+            timers.cancel(active.heartbeat)
 
     def _time_out(self, active: Active) -> None:
         if active.handler_done or active.finished:
             return
         if active.ctx.cancel("timeout"):
-            logger.warning("step timed out: cancelling the handler", extra=self._log_extra(active.step))
+            logger.warning("step timed out: cancelling the handler",
+                           extra=self._log_extra(active.step, self._shards[active.source]))
 
     def cancel_run(self, run_id: UUID | str, reason: str = "run cancelled") -> int:
         """Cancel the handlers of ``run_id`` running here; returns how many."""
+        return self._cancel_run(self._shards, run_id, reason)
+
+    def _cancel_run(self, shards: Sequence[Shard], run_id: UUID | str, reason: str) -> int:
+        """Cancel the handlers of ``run_id`` of these databases (a listener's: its own)."""
         try:
             rid = UUID(str(run_id))
         except ValueError:
             logger.warning("bad cyclone_cancel payload %r", run_id, extra=self._log_extra())
             return 0
         with self._lock:
-            targets = [self._active[i] for i in self._by_run.get(rid, ()) if i in self._active]
+            targets = [self._active[key] for shard in shards for i in self._by_run.get((shard.index, rid), ())
+                       if (key := (shard.index, i)) in self._active]
         n = 0
         for active in targets:
             if not active.handler_done and active.ctx.cancel(reason):
                 n += 1
-                logger.info("run cancelled: cancelling the handler", extra=self._log_extra(active.step))
+                logger.info("run cancelled: cancelling the handler",
+                            extra=self._log_extra(active.step, self._shards[active.source]))
         return n
 
-    def _finish_step(self, step_id: int) -> None:
-        active = self._active.get(step_id)
+    def _finish_step(self, shard: Shard, step_id: int) -> None:
+        active = self._active.get((shard.index, step_id))
         if active is not None:
             self._finish(active)
 
-    def _on_wakeup(self) -> None:
-        self._wakeup_pending = True
-        self._wake.set()
+    def _on_wakeup(self, shard: Shard) -> None:
+        shard.wakeup_pending = True
+        shard.wake.set()
+
+    def _wake_all(self) -> None:
+        for shard in self._shards:
+            shard.wake.set()
+
+
+# -- the databases ------------------------------------------------------------
+
+
+class Shard:
+    """One database a worker serves (a shard, SPEC 15; one database is the
+    one-shard case): its client, reporter, timer thread (its steps'
+    heartbeats and timeouts) and outage log, and the state of its claim
+    loop. The handler pool and the event loop are the worker's, shared by
+    all of them."""
+
+    def __init__(self, index: int, dsn: str, worker: str, label: str | None) -> None:
+        self.index = index  # in Worker.dsns; Active.source
+        self.dsn = dsn
+        # On every log line of this database, when the worker serves several.
+        self.extra: dict[str, Any] = {} if label is None else {"database": label}
+        self.outage = DatabaseOutage(worker, self.extra)
+        self.wake = threading.Event()  # its loop waits on it
+        self.wakeup_pending = False
+        self.registered = False
+        self.held = 0  # steps started here whose handler has not ended (running or queued)
+        self.reserved = 0  # slots held for claims in flight (its loop, its listener)
+        # Moving averages (seconds) for the adaptive prefetch: one claim round
+        # trip, one handler run of its steps. None until the first sample.
+        self.claim_s: float | None = None
+        self.handler_s: float | None = None
+        self.reporter: Reporter | None = None
+        self.timers: Timers | None = None
+        self._client: Client | None = None
+
+    @property
+    def client(self) -> Client:
+        if self._client is None:
+            raise RuntimeError("worker is not running")
+        return self._client
+
+    def open(self, client: Client) -> None:
+        self._client = client
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+
+
+def _as_dsns(dsn: str | Sequence[str] | None) -> tuple[str, ...]:
+    """The databases a worker serves: ``dsn``, or each of them; None: the one
+    :func:`cyclone_py.db.resolve_dsn` names."""
+    if dsn is None:
+        from cyclone_py import db
+
+        return (db.resolve_dsn(),)
+    dsns = (dsn,) if isinstance(dsn, str) else tuple(dsn)
+    if not dsns:
+        raise ValueError("a worker needs a database: give a DSN, or several")
+    if len(set(dsns)) < len(dsns):
+        raise ValueError("the same DSN is given twice")
+    return dsns
+
+
+def _shards(worker: str, dsns: Sequence[str]) -> list[Shard]:
+    """One :class:`Shard` a database; several are named on their log lines."""
+    if len(dsns) == 1:
+        return [Shard(0, dsns[0], worker, None)]
+    from cyclone_py import db
+
+    return [Shard(i, dsn, worker, db.dsn_label(dsn)) for i, dsn in enumerate(dsns)]
 
 
 def _limit_values(concurrency: int | None, rate: int | None, period: timedelta | None) -> str:

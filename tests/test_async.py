@@ -203,9 +203,10 @@ def test_cancelling_a_run_cancels_the_task_and_nothing_is_a_panic(
     wf, started, cancelled = async_sleeper("async_cancel")
     reported: list[Any] = []
     w = start(workers, wf, dsn, lease_ttl=30.0)
-    assert w._reporter is not None
-    put = w._reporter.put
-    w._reporter.put = lambda outcome: (reported.append(outcome), put(outcome))  # type: ignore[method-assign]
+    reporter = w._shards[0].reporter
+    assert reporter is not None
+    put = reporter.put
+    reporter.put = lambda outcome: (reported.append(outcome), put(outcome))  # type: ignore[method-assign]
     run_id = client.submit(wf)
     wait_for(started.is_set, what="handler to start")
     t0 = time.monotonic()

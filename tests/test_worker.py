@@ -460,7 +460,8 @@ def test_finished_steps_are_not_kept_alive_by_their_timers(
     wait_for(lambda: w.in_flight == 0 and not w._active, what="worker to settle")
     gc.collect()
     assert not [o for o in gc.get_objects() if isinstance(o, Active) and o.step.workflow == wf.name]
-    assert w._timers is not None and len(w._timers) <= 2 * Timers.COMPACT_MIN + 1  # 2400 entries were pushed
+    timers = w._shards[0].timers
+    assert timers is not None and len(timers) <= 2 * Timers.COMPACT_MIN + 1  # 2400 entries were pushed
 
 
 def test_a_cancelled_timer_never_fires_and_the_heap_is_compacted() -> None:
@@ -578,9 +579,9 @@ def test_the_listener_and_the_main_loop_never_lease_more_than_capacity(
     most = 0
 
     class Counting(Worker):
-        def _start_step(self, step: Any) -> None:
+        def _start_step(self, shard: Any, step: Any) -> None:
             nonlocal most
-            super()._start_step(step)
+            super()._start_step(shard, step)
             most = max(most, self.in_flight)
 
     start(workers, wf, dsn, cls=Counting, concurrency=2, prefetch=0, poll_interval=0.01)
