@@ -1,6 +1,7 @@
 """A sharded deployment (SPEC 15, docs/scaling.md): a PL/Proxy router and two
 shards of four partitions in the embedded cluster, set up by shards.init (what
-``cyclone shards init`` runs), with one real worker process per shard.
+``cyclone shards init`` runs), with one real worker process serving both
+(``cyclone worker --dsn A --dsn B``).
 
 Everything goes through the router: submits (single, keyed, batches), signals,
 operator actions, listings, metrics, definitions and schedules; then each run
@@ -51,13 +52,15 @@ def wait_until(pred: Any, timeout: float, what: str) -> None:
     raise AssertionError(f"timed out waiting for {what}")
 
 
-def start_worker(dsn: str, name: str, log: Path) -> subprocess.Popen[bytes]:
+def start_worker(dsns: list[str], name: str, log: Path) -> subprocess.Popen[bytes]:
+    """One ``cyclone worker`` serving every shard given (``--dsn A --dsn B``)."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(TESTS), str(ROOT), env.get("PYTHONPATH", "")])
     command = [str(CYCLONE)] if CYCLONE.exists() else [sys.executable, "-m", "cyclone_py.cli"]
     with open(log, "wb") as fh:
         return subprocess.Popen(
-            [*command, "worker", "--dsn", dsn, "--app", "apps.sharded:app", "--concurrency", "8",
+            [*command, "worker", *(a for d in dsns for a in ("--dsn", d)), "--app", "apps.sharded:app",
+             "--concurrency", "8",
              "--poll-interval", "0.2", "--lease-ttl", "5", "--shutdown-grace", "5", "--name", name],
             cwd=str(ROOT), env=env, stdout=fh, stderr=subprocess.STDOUT,
         )
@@ -93,7 +96,7 @@ class Deployment:
 def sharded(embedded_db: db.EmbeddedCluster, template_db: str, tmp_path_factory: pytest.TempPathFactory
             ) -> Iterator[Deployment]:
     """Router + two shards (copies of the test template) in the embedded
-    cluster, initialised, each with a worker process of apps.sharded."""
+    cluster, initialised, and one worker process of apps.sharded on both."""
     stem = f"cyclone_t_{os.getpid()}_{uuid.uuid4().hex[:8]}"
     names = [f"{stem}_s0", f"{stem}_s1"]
     dsns = [embedded_db.create_database(n, template=template_db) for n in names]
@@ -102,9 +105,8 @@ def sharded(embedded_db: db.EmbeddedCluster, template_db: str, tmp_path_factory:
     procs: list[subprocess.Popen[bytes]] = []
     try:
         shards.init(router, dsns, PARTITIONS)
-        procs = [start_worker(d, f"w{i}", logs / f"w{i}.log") for i, d in enumerate(dsns)]
-        wait_until(lambda: all("worker started" in (logs / f"w{i}.log").read_text() for i in range(2)), 30,
-                   "both workers up")
+        procs = [start_worker(dsns, "w", logs / "w.log")]
+        wait_until(lambda: "worker started" in (logs / "w.log").read_text(), 30, "the worker up")
         yield Deployment(router, dsns)
     finally:
         stop(procs)
@@ -257,9 +259,8 @@ def test_a_stopped_shard_fails_only_its_own_calls_and_loses_nothing(
     procs: list[subprocess.Popen[bytes]] = []
     try:
         shards.init(router, dsns, PARTITIONS)
-        procs = [start_worker(d, f"w{i}", tmp_path / f"w{i}.log") for i, d in enumerate(dsns)]
-        wait_until(lambda: all("worker started" in (tmp_path / f"w{i}.log").read_text() for i in range(2)), 30,
-                   "both workers up")
+        procs = [start_worker(dsns, "w", tmp_path / "w.log")]
+        wait_until(lambda: "worker started" in (tmp_path / "w.log").read_text(), 30, "the worker up")
         with Client(router) as client:
             before = [client.submit("shard_dag", {"n": n}) for n in range(40)]
             two_clusters[1].stop("immediate")
@@ -288,7 +289,7 @@ def test_a_stopped_shard_fails_only_its_own_calls_and_loses_nothing(
         assert states == ["completed"] * len(before)
         total = sum(len(query(d, "SELECT 1 FROM cyclone.cyclone_runs WHERE parent_run_id IS NULL")) for d in dsns)
         assert total == len(before) + on_a
-        assert all(p.poll() is None for p in procs), "a worker exited"
+        assert all(p.poll() is None for p in procs), "the worker exited"
     finally:
         stop(procs)
         embedded_db.drop_database(db.dbname_of(router))
