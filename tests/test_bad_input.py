@@ -470,6 +470,7 @@ VALID: dict[str, Args] = {
     "check_invariants()": lambda f: [],
     "claim(text,text[],integer,interval,text[])": lambda f: (
         f.run(), ["w", ["work"], 1, timedelta(seconds=30), ["nul"]])[1],
+    "configure_shard(text,integer,integer[])": lambda f: ["nul-shard", 1, [0]],
     "complete(bigint,text,bigint,jsonb)": lambda f: (
         lambda c: [c["step_id"], "w", c["lease_generation"], Jsonb({"ok": True})])(f.claimed()),
     "complete_many(text,bigint[],bigint[],jsonb[])": lambda f: (
@@ -483,6 +484,11 @@ VALID: dict[str, Args] = {
         lambda c: [c["step_id"], "w", c["lease_generation"], "boom", "error", timedelta(seconds=1),
                    "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"])(f.claimed()),
     "get_run(uuid)": lambda f: [f.run()],
+    "key_partition(text,text)": lambda f: ["nul", "key"],
+    "list_dead_letters(text,text,integer)": lambda f: (f.discarded(), ["nul", "permanent", 10])[1],
+    "list_runs(text,text,integer,timestamp with time zone)": lambda f: (
+        f.run(), ["nul", "running", 10, datetime(2100, 1, 1, tzinfo=UTC)])[1],
+    "list_steps(uuid)": lambda f: [f.run()],
     "metrics()": lambda f: [],
     "next_fire(text,timestamp with time zone,text)": lambda f: ["@daily", datetime(2026, 1, 1, tzinfo=UTC), "UTC"],
     "now()": lambda f: [],
@@ -496,15 +502,18 @@ VALID: dict[str, Args] = {
     "resume_schedule(text)": lambda f: [f.paused_schedule()],
     "retry(uuid,text,integer,text)": lambda f: [f.discarded(), "work", 1, "why"],
     "retry_all(uuid,text)": lambda f: [f.discarded(), "why"],
+    "run_partition(uuid)": lambda f: [f.run()],
     "schedule(text,text,text,jsonb,text,text,interval,interval)": lambda f: [
         "nul-s", "0 3 * * *", f.workflow(), Jsonb({"a": 1}), "Europe/Berlin", "skip", timedelta(hours=1),
         timedelta(hours=1)],
+    "schedule_partition(text)": lambda f: ["nul-s"],
     "schedule_tick(text,integer)": lambda f: ["* * * * *", 0],
     "signal(uuid,text,jsonb)": lambda f: [f.run(), "go", Jsonb({"p": 1})],
     "submit(text,jsonb,interval,text,timestamp with time zone,text)": lambda f: [
         f.workflow(), Jsonb({}), timedelta(hours=1), unique("key"), None,
         "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"],
     "submit_many(text,jsonb[],interval)": lambda f: [f.workflow(), [Jsonb({}), Jsonb({})], timedelta(hours=1)],
+    "step_partition(bigint)": lambda f: [f.claimed()["step_id"]],
     "sweep(integer,integer)": lambda f: [0, 100],
     "tick(integer)": lambda f: [0],
     "unschedule(text)": lambda f: [f.schedule()],
@@ -578,6 +587,18 @@ NULL_MEANS: dict[tuple[str, str], Check] = {
     ("schedule(text,text,text,jsonb,text,text,interval,interval)", "p_deadline"): lambda c, a, r: (
         c.execute("SELECT deadline FROM cyclone.cyclone_schedules WHERE name = 'nul-s'").fetchone() == {
             "deadline": None}),
+    # The partition helpers: NULL in, NULL out (sql-reference.md#shards).
+    ("run_partition(uuid)", "p_run_id"): lambda c, a, r: r == [{"run_partition": None}],
+    ("step_partition(bigint)", "p_step_id"): lambda c, a, r: r == [{"step_partition": None}],
+    ("key_partition(text,text)", "p_workflow"): lambda c, a, r: r == [{"key_partition": None}],
+    ("key_partition(text,text)", "p_idempotency_key"): lambda c, a, r: r == [{"key_partition": None}],
+    ("schedule_partition(text)", "p_name"): lambda c, a, r: r == [{"schedule_partition": None}],
+    # The listings' filters: NULL is no filter.
+    ("list_runs(text,text,integer,timestamp with time zone)", "p_workflow"): lambda c, a, r: len(r) > 0,
+    ("list_runs(text,text,integer,timestamp with time zone)", "p_state"): lambda c, a, r: len(r) > 0,
+    ("list_runs(text,text,integer,timestamp with time zone)", "p_before"): lambda c, a, r: len(r) > 0,
+    ("list_dead_letters(text,text,integer)", "p_workflow"): lambda c, a, r: len(r) > 0,
+    ("list_dead_letters(text,text,integer)", "p_error_kind"): lambda c, a, r: len(r) > 0,
     ("submit_many(text,jsonb[],interval)", "p_deadline"): lambda c, a, r: (
         len(r) == 2 and all(_run(c, x["submit_many"])["deadline_at"] is None for x in r)),
 }

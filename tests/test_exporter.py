@@ -16,6 +16,7 @@ import signal
 import socket
 import subprocess
 import threading
+import time
 import urllib.error
 import urllib.request
 import uuid
@@ -99,6 +100,16 @@ class Exporter:
 
     def log(self) -> str:
         return "\n".join(self.lines)
+
+    def saw(self, text: str, timeout: float = 5.0) -> bool:
+        """Whether ``text`` reaches the log within ``timeout``: the reader thread
+        may not have taken in a line the process already wrote."""
+        end = time.monotonic() + timeout
+        while text not in self.log():
+            if time.monotonic() > end:
+                return False
+            time.sleep(0.02)
+        return True
 
     def url(self) -> str:
         def started() -> str | None:
@@ -199,7 +210,7 @@ def test_the_exporter_serves_the_engines_gauges_with_their_labels(
     assert value(again, "cyclone_runs", workflow="orders", state="paused") == 0
 
     assert exporter.stop() == 0
-    assert "exporter stopped" in exporter.log()
+    assert exporter.saw("exporter stopped")
     assert "Traceback" not in exporter.log()
 
 
@@ -215,7 +226,7 @@ def test_an_unreachable_database_is_up_0_and_the_exporter_reconnects(
         families, s = scrape(url)
         assert value(s, "cyclone_exporter_up") == 0
         assert not any(n.startswith("cyclone_") and not n.startswith("cyclone_exporter") for n, _ in s)
-        assert "does not exist" in exporter.log()
+        assert exporter.saw("does not exist")
 
         embedded_db.create_database(name, template=template_db)  # the database comes (back)
         _, s = scrape(url)
@@ -252,7 +263,7 @@ def test_a_slow_database_is_up_0_within_the_scrape_timeout(
         assert value(s, "cyclone_exporter_up") == 0
         assert 1 <= (value(s, "cyclone_exporter_scrape_duration_seconds") or 0) < 5
         assert not any(n == "cyclone_runs" for n, _ in s)
-        assert "statement timeout" in exporter.log()
+        assert exporter.saw("statement timeout")
         locker.rollback()
     _, s = scrape(url)
     assert value(s, "cyclone_exporter_up") == 1
@@ -268,7 +279,7 @@ def test_sigint_stops_the_exporter_cleanly(dsn: str, exporters: list[Exporter]) 
     exporter.proc.send_signal(signal.SIGINT)
     assert exporter.proc.wait(10) == 0
     exporter.close()
-    assert "exporter stopped" in exporter.log()
+    assert exporter.saw("exporter stopped")
     with pytest.raises(OSError):
         urllib.request.urlopen(url, timeout=2)
 

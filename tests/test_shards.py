@@ -20,6 +20,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -231,9 +232,12 @@ def test_definitions_and_limits_go_to_every_shard_and_a_schedule_to_its_name(sha
     holders = [i for i, d in enumerate(sharded.shards)
                if query(d, "SELECT 1 FROM cyclone.cyclone_schedules WHERE name = 'nightly-report'")]
     assert holders == [partition % 2]
-    with Client(sharded.router) as router:
+    with Client(sharded.router) as router, Client(sharded.shards[0]) as direct:
         assert router.unschedule("nightly-report")
         assert router.drop_limit("shard_lim")
+        after = datetime(2030, 3, 30, 12, tzinfo=UTC)
+        assert router.next_fire("30 2 * * *", after, "Europe/Paris") == direct.next_fire(
+            "30 2 * * *", after, "Europe/Paris")
 
 
 @pytest.fixture

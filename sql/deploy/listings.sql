@@ -6,15 +6,16 @@
 -- returns exactly the rows a query of the view would.
 BEGIN;
 
--- p_limit of a listing: 1 to 10,000.
+-- p_limit of a listing: 1 to 10,000 (NULL: 22004).
 CREATE OR REPLACE FUNCTION cyclone._check_list_limit(p_function text, p_limit int)
 RETURNS void
 LANGUAGE plpgsql IMMUTABLE
 AS $$
 BEGIN
-    IF p_limit IS NULL OR p_limit NOT BETWEEN 1 AND 10000 THEN
-        RAISE EXCEPTION '%: p_limit must be from 1 to 10000, not %', p_function, coalesce(p_limit::text, 'NULL')
-            USING ERRCODE = '22023';
+    IF p_limit IS NULL THEN
+        RAISE EXCEPTION '%: p_limit must not be NULL', p_function USING ERRCODE = '22004';
+    ELSIF p_limit NOT BETWEEN 1 AND 10000 THEN
+        RAISE EXCEPTION '%: p_limit must be from 1 to 10000, not %', p_function, p_limit USING ERRCODE = '22023';
     END IF;
 END
 $$;
@@ -46,9 +47,14 @@ $$;
 -- The steps of one run, in the order they were created (none for an unknown run).
 CREATE OR REPLACE FUNCTION cyclone.list_steps(p_run_id uuid)
 RETURNS SETOF cyclone.cyclone_v_steps
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = cyclone, pg_temp
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = cyclone, pg_temp
 AS $$
-    SELECT s.* FROM cyclone.cyclone_v_steps s WHERE s.run_id = p_run_id ORDER BY s.id
+BEGIN
+    IF p_run_id IS NULL THEN
+        RAISE EXCEPTION 'list_steps: p_run_id must not be NULL' USING ERRCODE = '22004';
+    END IF;
+    RETURN QUERY SELECT s.* FROM cyclone_v_steps s WHERE s.run_id = p_run_id ORDER BY s.id;
+END
 $$;
 
 -- Dead letters, newest first (completed_at, then id), of one workflow and

@@ -53,7 +53,8 @@ AS $$
 $$;
 
 -- The partition of a run, a step, an idempotency key, a schedule: what the
--- router computes for this database's configuration (0 without one).
+-- router computes for this database's configuration (0 without one; NULL
+-- for a NULL argument).
 CREATE OR REPLACE FUNCTION cyclone.run_partition(p_run_id uuid)
 RETURNS int
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = cyclone, pg_temp

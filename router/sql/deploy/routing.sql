@@ -519,10 +519,21 @@ AS $$
     SELECT cyclone.now();
 $$;
 
+-- next_fire computes only (SPEC 13): any shard answers.
+CREATE FUNCTION cyclone.next_fire(p_cron text, p_after timestamptz, p_timezone text DEFAULT 'UTC')
+RETURNS timestamptz
+LANGUAGE plproxy
+AS $$
+    CLUSTER 'cyclone';
+    RUN ON ANY;
+    SELECT cyclone.next_fire(p_cron, p_after, p_timezone);
+$$;
+
 -- (listings.sql: the listings and metrics, pushed down to every shard)
 
 REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA cyclone FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION cyclone.now() TO cyclone_worker, cyclone_client, cyclone_admin;
+GRANT EXECUTE ON FUNCTION cyclone.now(), cyclone.next_fire(text, timestamptz, text)
+    TO cyclone_worker, cyclone_client, cyclone_admin;
 GRANT EXECUTE ON FUNCTION cyclone.submit(text, jsonb, interval, text, timestamptz, text),
                           cyclone.submit_many(text, jsonb[], interval), cyclone.get_run(uuid),
                           cyclone.signal(uuid, text, jsonb), cyclone.explain_step(bigint), cyclone.list_steps(uuid)

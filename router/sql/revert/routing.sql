@@ -40,6 +40,7 @@ DROP FUNCTION cyclone._define_limit(int, text, int, int, interval);
 DROP FUNCTION cyclone.drop_limit(text);
 DROP FUNCTION cyclone._drop_limit(int, text);
 DROP FUNCTION cyclone.now();
+DROP FUNCTION cyclone.next_fire(text, timestamptz, text);
 DROP TYPE cyclone.step_row;
 DROP TYPE cyclone.run_row;
 

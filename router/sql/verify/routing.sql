@@ -18,5 +18,6 @@ SELECT 'cyclone.submit(text, jsonb, interval, text, timestamptz, text)'::regproc
        'cyclone.backfill(text, timestamptz, timestamptz)'::regprocedure,
        'cyclone.define_workflow(text, jsonb)'::regprocedure,
        'cyclone.define_limit(text, int, int, interval)'::regprocedure,
-       'cyclone.drop_limit(text)'::regprocedure;
+       'cyclone.drop_limit(text)'::regprocedure,
+       'cyclone.next_fire(text, timestamptz, text)'::regprocedure;
 ROLLBACK;
