@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from click.testing import Result
@@ -68,3 +73,40 @@ def one_line_error(result: Result, exit_code: int = 1) -> str:
     assert lines[0].startswith("cyclone: "), lines[0]
     assert "Traceback" not in result.output
     return lines[0]
+
+
+TESTS = Path(__file__).resolve().parent
+
+
+class WorkerProcess:
+    """``python -m cyclone_py.cli <args>`` (a ``cyclone worker``, usually) in a
+    process of its own, with tests/ and the checkout on its ``sys.path`` (for
+    ``--app apps.x:app``) and its output in the file ``log``."""
+
+    def __init__(self, args: Sequence[str], log: Path, env: Mapping[str, str] | None = None) -> None:
+        full = {**os.environ, **(env or {})}
+        full["PYTHONPATH"] = os.pathsep.join([str(TESTS), str(TESTS.parent), full.get("PYTHONPATH", "")])
+        self.log = log
+        self._fh = open(log, "w")
+        self.p = subprocess.Popen([sys.executable, "-m", "cyclone_py.cli", *args], env=full, cwd=str(TESTS.parent),
+                                  stdout=self._fh, stderr=subprocess.STDOUT)
+
+    def text(self) -> str:
+        return self.log.read_text()
+
+    def stop(self, timeout: float = 15) -> int:
+        """SIGTERM (unless it exited); the exit code. Fails the test, with the
+        log, when it does not exit within ``timeout``."""
+        if self.p.poll() is None:
+            self.p.send_signal(signal.SIGTERM)
+        try:
+            return self.p.wait(timeout)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"worker did not exit; log:\n{self.text()}") from None
+
+    def close(self) -> None:
+        """Kill it if it still runs."""
+        if self.p.poll() is None:
+            self.p.kill()
+        self.p.wait(10)
+        self._fh.close()

@@ -5,11 +5,7 @@ a restart). The rules themselves are the SQL's (sql/tests/schedules/)."""
 
 from __future__ import annotations
 
-import os
 import re
-import signal
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -17,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import start, wait_for
+from helpers import WorkerProcess, start, wait_for
 
 from cyclone_py import App, Schedule, Worker, Workflow, errors
 from cyclone_py.client import Client
@@ -233,36 +229,12 @@ def test_a_worker_with_a_bad_schedule_does_not_start(dsn: str, workers: list[Wor
 # -- a real worker process --------------------------------------------------------------
 
 
-class Proc:
+class Proc(WorkerProcess):
     """``cyclone worker --app apps.scheduled:app`` in its own process."""
 
     def __init__(self, dsn: str, tmp: Path, **env_more: str) -> None:
-        env = {**os.environ, **env_more}
-        env["PYTHONPATH"] = os.pathsep.join([str(TESTS), str(ROOT), env.get("PYTHONPATH", "")])
-        self.log = tmp / f"worker-{time.monotonic_ns()}.log"
-        self._fh = open(self.log, "w")
-        self.p = subprocess.Popen(
-            [sys.executable, "-m", "cyclone_py.cli", "--dsn", dsn, "worker", "--app", "apps.scheduled:app",
-             "--poll-interval", "0.1", "--shutdown-grace", "5"],
-            env=env, cwd=str(ROOT), stdout=self._fh, stderr=subprocess.STDOUT,
-        )
-
-    def text(self) -> str:
-        return self.log.read_text()
-
-    def stop(self) -> int:
-        if self.p.poll() is None:
-            self.p.send_signal(signal.SIGTERM)
-        try:
-            return self.p.wait(15)
-        except subprocess.TimeoutExpired:
-            raise AssertionError(f"worker did not exit; log:\n{self.text()}") from None
-
-    def close(self) -> None:
-        if self.p.poll() is None:
-            self.p.kill()
-        self.p.wait(10)
-        self._fh.close()
+        super().__init__(["--dsn", dsn, "worker", "--app", "apps.scheduled:app", "--poll-interval", "0.1",
+                          "--shutdown-grace", "5"], tmp / f"worker-{time.monotonic_ns()}.log", env_more)
 
 
 @pytest.fixture

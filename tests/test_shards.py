@@ -13,10 +13,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
-import subprocess
-import sys
-import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -27,13 +23,11 @@ from typing import Any
 import psycopg
 import pytest
 from apps.sharded import expected_sum
+from helpers import WorkerProcess, wait_for
 from psycopg.rows import dict_row
 
 from cyclone_py import Client, db, errors, shards
 
-TESTS = Path(__file__).resolve().parent
-ROOT = TESTS.parent
-CYCLONE = ROOT / ".venv" / "bin" / "cyclone"
 PARTITIONS = 4
 RUNS = 2000
 
@@ -44,39 +38,11 @@ def query(dsn: str, sql: str, params: Any = None) -> list[dict[str, Any]]:
         return cur.fetchall() if cur.description is not None else []
 
 
-def wait_until(pred: Any, timeout: float, what: str) -> None:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if pred():
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-def start_worker(dsns: list[str], name: str, log: Path) -> subprocess.Popen[bytes]:
+def start_worker(dsns: list[str], log: Path) -> WorkerProcess:
     """One ``cyclone worker`` serving every shard given (``--dsn A --dsn B``)."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(TESTS), str(ROOT), env.get("PYTHONPATH", "")])
-    command = [str(CYCLONE)] if CYCLONE.exists() else [sys.executable, "-m", "cyclone_py.cli"]
-    with open(log, "wb") as fh:
-        return subprocess.Popen(
-            [*command, "worker", *(a for d in dsns for a in ("--dsn", d)), "--app", "apps.sharded:app",
-             "--concurrency", "8",
-             "--poll-interval", "0.2", "--lease-ttl", "5", "--shutdown-grace", "5", "--name", name],
-            cwd=str(ROOT), env=env, stdout=fh, stderr=subprocess.STDOUT,
-        )
-
-
-def stop(procs: list[subprocess.Popen[bytes]]) -> None:
-    for p in procs:
-        if p.poll() is None:
-            p.send_signal(signal.SIGTERM)
-    for p in procs:
-        try:
-            p.wait(20)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait(10)
+    return WorkerProcess(["worker", *(a for d in dsns for a in ("--dsn", d)), "--app", "apps.sharded:app",
+                          "--concurrency", "8", "--poll-interval", "0.2", "--lease-ttl", "5",
+                          "--shutdown-grace", "5"], log)
 
 
 @dataclass
@@ -103,14 +69,16 @@ def sharded(embedded_db: db.EmbeddedCluster, template_db: str, tmp_path_factory:
     dsns = [embedded_db.create_database(n, template=template_db) for n in names]
     router = embedded_db.create_database(f"{stem}_router")
     logs = tmp_path_factory.mktemp("shard-workers")
-    procs: list[subprocess.Popen[bytes]] = []
+    procs: list[WorkerProcess] = []
     try:
         shards.init(router, dsns, PARTITIONS)
-        procs = [start_worker(dsns, "w", logs / "w.log")]
-        wait_until(lambda: "worker started" in (logs / "w.log").read_text(), 30, "the worker up")
+        procs = [start_worker(dsns, logs / "w.log")]
+        wait_for(lambda: "worker started" in procs[0].text(), 30, "the worker up")
         yield Deployment(router, dsns)
     finally:
-        stop(procs)
+        for p in procs:
+            p.stop()
+            p.close()
         for n in [*names, f"{stem}_router"]:
             embedded_db.drop_database(n)
 
@@ -136,7 +104,7 @@ def test_runs_through_the_router_complete_on_the_shard_their_ids_name(sharded: D
         for start in range(1000, RUNS, 100):
             ids += router.submit_many("shard_dag", [{"n": n} for n in range(start, start + 100)])
     assert len(set(ids)) == RUNS
-    wait_until(lambda: sharded.unfinished() == 0, 180, "every run to finish")
+    wait_for(lambda: sharded.unfinished() == 0, 180, "every run to finish")
 
     placed = {0: 0, 1: 0}
     for i, dsn in enumerate(sharded.shards):
@@ -179,7 +147,7 @@ def test_signals_operator_actions_and_listings_through_the_router(sharded: Deplo
         gated = [router.submit("shard_gated") for _ in range(8)]
         broken = [router.submit("shard_broken") for _ in range(8)]
         assert {sharded.shard_of(r) for r in gated} == {0, 1}
-        wait_until(lambda: len(router.dlq(workflow="shard_broken", limit=100)) == 8, 30, "eight dead letters")
+        wait_for(lambda: len(router.dlq(workflow="shard_broken", limit=100)) == 8, 30, "eight dead letters")
         dead = router.dlq(workflow="shard_broken", limit=5)
         assert len(dead) == 5 and [d.completed_at for d in dead] == sorted((d.completed_at for d in dead), reverse=True)
         assert router.explain_step(dead[0].id).reason == "discarded"
@@ -190,7 +158,7 @@ def test_signals_operator_actions_and_listings_through_the_router(sharded: Deplo
         for r in broken[:4]:
             router.retry(r, "boom", 1, "try again")
         assert sum(router.retry_all(r) for r in broken[4:]) == 4
-        wait_until(lambda: all(router.get_run(r).state == "completed" for r in [*gated[:4], *broken]), 30,
+        wait_for(lambda: all(router.get_run(r).state == "completed" for r in [*gated[:4], *broken]), 30,
                    "the signalled and retried runs")
         assert [router.get_run(r).state for r in gated[4:]] == ["paused"] * 2 + ["cancelled"] * 2
         assert all(router.resume(r) for r in gated[4:6])
@@ -260,11 +228,11 @@ def test_a_stopped_shard_fails_only_its_own_calls_and_loses_nothing(
     dsns = [c.url() for c in two_clusters]
     router = embedded_db.create_database(f"cyclone_t_{os.getpid()}_{uuid.uuid4().hex[:8]}_router")
     deployment = Deployment(router, dsns)
-    procs: list[subprocess.Popen[bytes]] = []
+    procs: list[WorkerProcess] = []
     try:
         shards.init(router, dsns, PARTITIONS)
-        procs = [start_worker(dsns, "w", tmp_path / "w.log")]
-        wait_until(lambda: "worker started" in (tmp_path / "w.log").read_text(), 30, "the worker up")
+        procs = [start_worker(dsns, tmp_path / "w.log")]
+        wait_for(lambda: "worker started" in procs[0].text(), 30, "the worker up")
         with Client(router) as client:
             before = [client.submit("shard_dag", {"n": n}) for n in range(40)]
             two_clusters[1].stop("immediate")
@@ -282,18 +250,20 @@ def test_a_stopped_shard_fails_only_its_own_calls_and_loses_nothing(
                     assert lost.value.sqlstate == "08006"
                     on_b += 1
             assert on_a and on_b
-            wait_until(lambda: query(dsns[0], "SELECT count(*) AS n FROM cyclone.cyclone_runs "
+            wait_for(lambda: query(dsns[0], "SELECT count(*) AS n FROM cyclone.cyclone_runs "
                                               "WHERE state = 'running'")[0]["n"] == 0, 60,
                        "the runs of shard-0 to complete while shard-1 is down")
             with pytest.raises(errors.DatabaseUnavailable, match="^shard shard-1 "):
                 client.list_runs()
             two_clusters[1].start()
-            wait_until(lambda: deployment.unfinished() == 0, 90, "every run after the restart")
+            wait_for(lambda: deployment.unfinished() == 0, 90, "every run after the restart")
             states = [client.get_run(r).state for r in before]
         assert states == ["completed"] * len(before)
         total = sum(len(query(d, "SELECT 1 FROM cyclone.cyclone_runs WHERE parent_run_id IS NULL")) for d in dsns)
         assert total == len(before) + on_a
-        assert all(p.poll() is None for p in procs), "the worker exited"
+        assert all(p.p.poll() is None for p in procs), "the worker exited"
     finally:
-        stop(procs)
+        for p in procs:
+            p.stop()
+            p.close()
         embedded_db.drop_database(db.dbname_of(router))

@@ -8,9 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -20,7 +17,7 @@ from pathlib import Path
 import psycopg
 import pytest
 from click.testing import CliRunner
-from helpers import one_line_error, wait_for
+from helpers import WorkerProcess, one_line_error, wait_for
 
 from cyclone_py import cli, db
 from cyclone_py.client import Client
@@ -33,35 +30,15 @@ FAST = ("--lease-ttl", "1", "--poll-interval", "0.1", "--shutdown-grace", "10")
 UNSERVED = {"nodes": [{"name": "never"}]}
 
 
-class Worker:
+class Worker(WorkerProcess):
     """A ``cyclone worker`` process serving ``dsns``, with a global --dsn and
     CYCLONE_DSN that it must ignore."""
 
     def __init__(self, tmp: Path, dsns: list[str], *args: str) -> None:
-        env = dict(os.environ, CYCLONE_DSN=UNREACHABLE, CYCLONE_TEST_DIR=str(tmp), CYCLONE_TEST_HANG="0")
-        env["PYTHONPATH"] = os.pathsep.join([str(TESTS), str(ROOT), env.get("PYTHONPATH", "")])
-        self.log = tmp / f"worker-{time.monotonic_ns()}.log"
-        self._fh = open(self.log, "w")
         dsn_args = [arg for dsn in dsns for arg in ("--dsn", dsn)]
-        self.p = subprocess.Popen(
-            [sys.executable, "-m", "cyclone_py.cli", "--dsn", UNREACHABLE, "worker", "--app", "apps.crashy:app",
-             *dsn_args, *FAST, *args],
-            env=env, cwd=str(ROOT), stdout=self._fh, stderr=subprocess.STDOUT,
-        )
-
-    def stop(self, timeout: float = 15) -> int:
-        """SIGTERM; the exit code."""
-        self.p.send_signal(signal.SIGTERM)
-        try:
-            return self.p.wait(timeout)
-        except subprocess.TimeoutExpired:
-            raise AssertionError(f"worker did not exit; log:\n{self.log.read_text()}") from None
-
-    def close(self) -> None:
-        if self.p.poll() is None:
-            self.p.kill()
-            self.p.wait(10)
-        self._fh.close()
+        super().__init__(["--dsn", UNREACHABLE, "worker", "--app", "apps.crashy:app", *dsn_args, *FAST, *args],
+                         tmp / f"worker-{time.monotonic_ns()}.log",
+                         {"CYCLONE_DSN": UNREACHABLE, "CYCLONE_TEST_DIR": str(tmp), "CYCLONE_TEST_HANG": "0"})
 
 
 @pytest.fixture
