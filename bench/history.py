@@ -60,6 +60,7 @@ WORKER = "bench-history"
 SPREAD = timedelta(days=30)  # the history's finish times, evenly spaced over this
 NEWEST = timedelta(days=2)  # the last run of the history finished this long ago
 CHUNK = 100_000  # runs a load statement
+DEFAULT_LIMIT = 1_000  # prune's own p_limit
 WARMUP = 20  # claim + complete round trips before the measured ones, on each side
 
 TARGETS = (
@@ -217,10 +218,14 @@ def _prune_call(c: psycopg.Connection[Any], limit: int) -> tuple[int, float]:
 def prune_profile(c: psycopg.Connection[Any], limit: int) -> dict[str, Any]:
     """One prune call under auto_explain (this session only), in a transaction
     rolled back: the time of its DELETE and of each foreign-key trigger it
-    fires (the cascades to steps and the other tables, which include what they
-    cascade to in turn). Instrumented, so slower than a plain call."""
+    fires (the cascades to steps and the other tables), and its plan.
+    Instrumented, so slower than a plain call."""
     notes: list[str] = []
-    c.add_notice_handler(lambda d: notes.append(d.message_primary or ""))
+
+    def note(d: psycopg.errors.Diagnostic) -> None:
+        notes.append(d.message_primary or "")
+
+    c.add_notice_handler(note)
     c.execute("LOAD 'auto_explain'")
     for k, v in (("log_min_duration", "10"), ("log_analyze", "on"), ("log_timing", "on"), ("log_triggers", "on"),
                  ("log_nested_statements", "on"), ("log_level", "notice")):
@@ -230,14 +235,19 @@ def prune_profile(c: psycopg.Connection[Any], limit: int) -> dict[str, Any]:
             pruned, elapsed = _prune_call(c, limit)
     finally:
         c.execute("SET auto_explain.log_min_duration = -1")
-    out: dict[str, Any] = {"runs": pruned, "call_ms": round(elapsed * 1000, 1), "delete_ms": None, "triggers": []}
-    for note in notes:
-        if "Delete on cyclone_runs" not in note:
+        c.remove_notice_handler(note)
+    out: dict[str, Any] = {"runs": pruned, "call_ms": round(elapsed * 1000, 1), "delete_ms": None, "triggers": [],
+                           "plan": [], "delete_reads_every_run": None}
+    for text in notes:
+        if "Delete on cyclone_runs" not in text:
             continue
-        m = _DURATION.search(note)
+        m = _DURATION.search(text)
         out["delete_ms"] = round(float(m.group(1)), 1) if m else None
         out["triggers"] = [{"constraint": name, "on": table, "ms": round(float(ms), 1), "calls": int(calls)}
-                           for name, table, ms, calls in _TRIGGER.findall(note)]
+                           for name, table, ms, calls in _TRIGGER.findall(text)]
+        plan = text.split("\n")
+        out["plan"] = plan[next((i for i, line in enumerate(plan) if line.startswith("Aggregate")), 0):]
+        out["delete_reads_every_run"] = any("Seq Scan on cyclone_runs" in line for line in plan)
     return out
 
 
@@ -250,7 +260,7 @@ def prune(dbs: harness.Databases, runs: int, limit: int) -> dict[str, Any]:
             before = sizes(c)
             load = load_history(c, runs)
             loaded = sizes(c)
-            profile = prune_profile(c, limit)
+            profiles = {lim: prune_profile(c, lim) for lim in dict.fromkeys((limit, DEFAULT_LIMIT))}
             calls: list[float] = []
             pruned = 0
             while True:
@@ -294,7 +304,8 @@ def prune(dbs: harness.Databases, runs: int, limit: int) -> dict[str, Any]:
                              "last_nonempty": round(calls[-2], 3) if len(calls) > 1 else None},
             "mb": {"before_load": _in_mb(before), "after_load": _in_mb(loaded), "after_prune_vacuum": _in_mb(after),
                    "after_reindex": _in_mb(reindexed)},
-            "one_call_under_auto_explain": profile,
+            "one_call_under_auto_explain": profiles[limit],
+            "one_call_at_the_default_limit_under_auto_explain": profiles[DEFAULT_LIMIT],
         },
     }
 
@@ -373,13 +384,17 @@ def _rows(results: dict[str, Any]) -> list[tuple[str, str, str, str]]:
     ]
 
 
-def _profile_lines(prof: dict[str, Any]) -> list[str]:
+def _profile_lines(prof: dict[str, Any], default: dict[str, Any] | None) -> list[str]:
     triggers = sum(t["ms"] for t in prof["triggers"])
+    seq = "a sequential scan of every run" if prof["delete_reads_every_run"] else "no sequential scan"
     lines = [f"  one prune call of {prof['runs']:,} runs under auto_explain (instrumented: compare the parts)",
-             f"    its DELETE {prof['delete_ms']:,.1f} ms: the plan {prof['delete_ms'] - triggers:,.1f} ms, "
-             f"foreign-key triggers {triggers:,.1f} ms:"]
+             f"    its DELETE {prof['delete_ms']:,.1f} ms: the plan {prof['delete_ms'] - triggers:,.1f} ms "
+             f"({seq}), foreign-key triggers {triggers:,.1f} ms:"]
     for t in prof["triggers"]:
         lines.append(f"    {t['constraint']:<36} on {t['on']:<14} {t['ms']:>9,.1f} ms {t['calls']:>9,} calls")
+    if default is not None and default is not prof and default.get("delete_ms") is not None:
+        seq = "a sequential scan of every run" if default["delete_reads_every_run"] else "no sequential scan"
+        lines.append(f"  at prune's default p_limit ({default['runs']:,} runs): {default['call_ms']:,.1f} ms, {seq}")
     return lines
 
 
@@ -391,6 +406,8 @@ def table(results: dict[str, Any]) -> str:
     rows = _rows(results)
     w = max(len(r[0]) for r in rows)
     for label, key, unit, note in rows:
+        if key not in results:  # a section not run
+            continue
         lines.append(f"  {label:<{w}}  {report._fmt(results.get(key)):>10} {unit:<6} {note}")
     lines.append("")
     verdicts = report.verdicts(results, TARGETS)
@@ -398,9 +415,10 @@ def table(results: dict[str, Any]) -> str:
     for t in TARGETS:
         lines.append(f"  {t.label:<{w2}}  {report._fmt(results.get(t.key)):>8}   target {t.text:<8} {verdicts[t.key]}")
     lines.append("  drain throughput >= 0.95x today's: python -m bench --only drain (drain_steps_s)")
-    prof = results.get("details", {}).get("prune", {}).get("one_call_under_auto_explain")
+    details = results.get("details", {}).get("prune", {})
+    prof = details.get("one_call_under_auto_explain")
     if prof and prof.get("delete_ms") is not None:
-        lines += ["", *_profile_lines(prof)]
+        lines += ["", *_profile_lines(prof, details.get("one_call_at_the_default_limit_under_auto_explain"))]
     if results.get("errors"):
         lines.append("")
         for name, err in results["errors"].items():
