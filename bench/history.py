@@ -10,9 +10,10 @@ engine: the baseline that change must beat.
           (not FULL); the size again, then after ``REINDEX TABLE`` of
           cyclone_runs and cyclone_steps (for reference only). Targets: the
           prune in under 1 s of statement time, the size after it within 1.2x
-          of the size before the load, without REINDEX. One more call, in a
-          transaction rolled back before the timed ones, runs under
-          auto_explain: where a call's time goes, by foreign-key trigger.
+          of the size before the load, without REINDEX. Before the timed
+          calls, one call at the limit and one at prune's default (1,000), each
+          in a transaction rolled back, run under auto_explain: where a call's
+          time goes (its plan, each foreign-key trigger).
 2. claim  ``claim(worker, NULL, 1)`` then ``complete`` of due one-step runs,
           one connection, client round trips, in a database with no history
           and in one with ``--history`` finished steps (default 10,000,000),
