@@ -8,7 +8,7 @@ PY     := $(VENV)/bin/python
 CYC    := $(VENV)/bin/cyclone
 
 .PHONY: bootstrap db db-stop deploy test roundtrip pgtap lint check-python pytest demo demo-shards bench bench-quick \
-	bench-console \
+	bench-console bench-history \
 	screenshots clean
 
 bootstrap:
@@ -58,6 +58,10 @@ bench-quick: db
 
 bench-console: db
 	@$(PY) -m bench.console
+
+# Issue #19's history targets on today's engine (docs/performance.md); minutes.
+bench-history: db
+	@$(PY) -m bench.history
 
 # The browser test saves its screenshots into .cyclone/screenshots/ (ignored);
 # this copies them to docs/console/, which docs/console.md shows.

@@ -21,6 +21,14 @@ KEYS = (
     "submit_runs_s", "submit_ratio_vs_raw", "submit_many_runs_s", "submit_many_ratio_vs_raw",
     "drain_async_steps_s", "drain_async_ratio_vs_raw", "cpu_ms_per_step",
 )
+# The figures of ``python -m bench.history`` (issue #19's targets).
+HISTORY_KEYS = (
+    "prune_s", "prune_calls", "prune_max_call_s", "prune_runs_s", "mb_before_load", "mb_after_load",
+    "mb_after_prune", "size_ratio_after_prune", "mb_after_reindex", "size_ratio_after_reindex",
+    "vacuum_after_prune_s", "claim_complete_p50_ms_empty", "claim_complete_p95_ms_empty",
+    "claim_complete_p50_ms_history", "claim_complete_p95_ms_history", "claim_history_ratio",
+    "claim_history_ratio_p95",
+)
 TARGETS = (
     "drain_ratio_vs_raw", "drain_async_ratio_vs_raw", "cpu_ms_per_step", "dag_ratio", "latency_p50_ms",
     "latency_p95_ms", "sql_ratio_vs_pgbench",
@@ -69,3 +77,27 @@ def test_the_metrics_cost_comparison_runs_both_sides() -> None:
     summary = json.loads(proc.stdout[proc.stdout.index("\n{\n") + 1:])  # after the rounds
     assert summary["steps_s"]["off_median"] > 0 and summary["steps_s"]["on_median"] > 0
     assert summary["steps_s"]["on_over_off"] > 0
+
+
+def test_the_history_bench_reports_every_figure(tmp_path: Path) -> None:
+    """``bench.history`` (issue #19's targets) at tiny sizes: every figure of
+    both sections is there, and the prune's profile names its triggers."""
+    out = tmp_path / "history.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", "bench.history", "--quick", "--runs", "3000", "--prune-limit", "1500",
+         "--history", "5000", "--samples", "60", "--rounds", "2", "--out", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
+    results = json.loads(out.read_text())
+    assert "errors" not in results
+    for key in HISTORY_KEYS:
+        assert isinstance(results[key], (int, float)) and results[key] > 0, key
+    assert results["prune_runs"] == 3000 and results["prune_calls"] == 3  # 2 x 1,500, then none left
+    assert results["history_steps"] == 5000 and results["claim_samples"] == 60
+    assert results["verdicts"].keys() == {"prune_s", "size_ratio_after_prune", "claim_history_ratio"}
+    assert set(results["verdicts"].values()) <= {"pass", "MISS"}
+    triggers = results["details"]["prune"]["one_call_under_auto_explain"]["triggers"]
+    assert "cyclone_steps_run_id_fkey" in {t["constraint"] for t in triggers}
+    assert "claim+complete p50, history / empty" in proc.stdout
+
