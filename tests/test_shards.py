@@ -23,10 +23,11 @@ from typing import Any
 import psycopg
 import pytest
 from apps.sharded import expected_sum
-from helpers import WorkerProcess, wait_for
+from click.testing import CliRunner
+from helpers import WorkerProcess, one_line_error, wait_for
 from psycopg.rows import dict_row
 
-from cyclone_py import Client, db, errors, shards
+from cyclone_py import Client, cli, db, errors, shards
 
 PARTITIONS = 4
 RUNS = 2000
@@ -92,6 +93,20 @@ def test_init_records_the_layout_on_the_router_and_each_shard(sharded: Deploymen
     assert config is not None and (config.name, config.partition_count, config.partitions) == ("shard-1", 4, [1, 3])
     with pytest.raises(errors.InvalidArgument, match="power of two"):
         shards.init(sharded.router, sharded.shards, 6)
+
+
+def test_the_shards_commands_show_the_layout_and_refuse_a_bad_one_in_one_line(sharded: Deployment) -> None:
+    status = CliRunner().invoke(cli.main, ["shards", "status", "--router", sharded.router])
+    assert status.exit_code == 0, status.output
+    assert [line.split()[:4] for line in status.output.splitlines()[1:]] == [
+        ["shard-0", "0,2", "yes", "yes"], ["shard-1", "1,3", "yes", "yes"]]
+    bad = CliRunner().invoke(cli.main, ["shards", "init", "--router", sharded.router, "--shard", sharded.shards[0],
+                                        "--shard", sharded.shards[1], "--partitions", "3"])
+    assert "power of two" in one_line_error(bad)
+    few = CliRunner().invoke(cli.main, ["shards", "init", "--router", sharded.router, "--shard", sharded.shards[0],
+                                        "--shard", sharded.shards[1], "--partitions", "1"])
+    assert "leaves some of the 2 shards without a partition" in one_line_error(few)
+    assert [(s.name, s.partitions) for s in shards.status(sharded.router)] == [("shard-0", [0, 2]), ("shard-1", [1, 3])]
 
 
 def test_runs_through_the_router_complete_on_the_shard_their_ids_name(sharded: Deployment) -> None:
@@ -255,6 +270,9 @@ def test_a_stopped_shard_fails_only_its_own_calls_and_loses_nothing(
                        "the runs of shard-0 to complete while shard-1 is down")
             with pytest.raises(errors.DatabaseUnavailable, match="^shard shard-1 "):
                 client.list_runs()
+            down = CliRunner().invoke(cli.main, ["shards", "status", "--router", router])
+            assert down.exit_code == 3, down.output
+            assert [line.split()[2] for line in down.output.splitlines()[1:]] == ["yes", "no:"]
             two_clusters[1].start()
             wait_for(lambda: deployment.unfinished() == 0, 90, "every run after the restart")
             states = [client.get_run(r).state for r in before]
