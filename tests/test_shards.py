@@ -109,6 +109,18 @@ def test_the_shards_commands_show_the_layout_and_refuse_a_bad_one_in_one_line(sh
     assert [(s.name, s.partitions) for s in shards.status(sharded.router)] == [("shard-0", [0, 2]), ("shard-1", [1, 3])]
 
 
+def test_a_router_without_shards_says_so(embedded_db: db.EmbeddedCluster) -> None:
+    router = embedded_db.create_database(f"cyclone_t_{os.getpid()}_{uuid.uuid4().hex[:8]}_bare")
+    try:
+        db.sqitch(["deploy"], router, quiet=True, project=db.router_project())
+        with Client(router) as client:
+            for call in (lambda: client.submit("any"), lambda: client.get_run(uuid.uuid4()), client.list_runs):
+                with pytest.raises(errors.WrongState, match="^this router has no shards yet$"):
+                    call()
+    finally:
+        embedded_db.drop_database(db.dbname_of(router))
+
+
 def test_runs_through_the_router_complete_on_the_shard_their_ids_name(sharded: Deployment) -> None:
     """2,000 runs of a DAG with a child run, submitted through the router one by
     one, with idempotency keys and in batches, all complete; every run, step

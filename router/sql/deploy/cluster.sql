@@ -141,12 +141,20 @@ BEGIN
 END
 $$;
 
--- The partition count (0 before configure_router).
+-- The partition count; before configure_router, 55000 for every routed call.
 CREATE OR REPLACE FUNCTION cyclone._partition_count()
 RETURNS int
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 AS $$
-    SELECT count(*)::int FROM cyclone.cyclone_partitions
+DECLARE
+    v_count int := (SELECT count(*) FROM cyclone.cyclone_partitions);
+BEGIN
+    IF v_count = 0 THEN
+        RAISE EXCEPTION 'this router has no shards yet' USING ERRCODE = '55000',
+            HINT = 'Run cyclone shards init --router ... --shard ... (docs/scaling.md).';
+    END IF;
+    RETURN v_count;
+END
 $$;
 
 -- The hashes a shard computes too (cyclone:shards, _key_hash and
@@ -210,7 +218,9 @@ CREATE OR REPLACE FUNCTION cyclone._shard_partitions()
 RETURNS TABLE (shard text, partition int)
 LANGUAGE sql STABLE
 AS $$
-    SELECT p.shard, min(p.partition) FROM cyclone.cyclone_partitions p GROUP BY p.shard ORDER BY p.shard
+    SELECT p.shard, min(p.partition) FROM cyclone.cyclone_partitions p
+     WHERE cyclone._partition_count() > 0  -- 55000 before configure_router
+     GROUP BY p.shard ORDER BY p.shard
 $$;
 
 -- Raises again what a call on partition p_partition raised, as the shard
