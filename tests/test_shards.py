@@ -93,6 +93,14 @@ def test_init_records_the_layout_on_the_router_and_each_shard(sharded: Deploymen
     assert config is not None and (config.name, config.partition_count, config.partitions) == ("shard-1", 4, [1, 3])
     with pytest.raises(errors.InvalidArgument, match="power of two"):
         shards.init(sharded.router, sharded.shards, 6)
+    # Another layout for shards that have one is refused before anything is written.
+    swapped = r"is already shard-1 of 4 partitions holding \[1, 3\], not shard-0 holding \[0, 2\]"
+    with pytest.raises(errors.WrongState, match=swapped):
+        shards.init(sharded.router, sharded.shards[::-1], PARTITIONS)
+    with pytest.raises(errors.WrongState, match="is already shard-0 of 4 partitions"):
+        shards.init(sharded.router, sharded.shards, 8)
+    assert [(s.name, s.partitions, s.agrees) for s in shards.status(sharded.router)] == [
+        ("shard-0", [0, 2], True), ("shard-1", [1, 3], True)]
 
 
 def test_the_shards_commands_show_the_layout_and_refuse_a_bad_one_in_one_line(sharded: Deployment) -> None:
