@@ -27,6 +27,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from apps.chaos import LEDGER_TABLE
 from helpers import assert_consistent
 from psycopg.rows import dict_row
 
@@ -41,11 +42,7 @@ WORKERS = 2
 LEASE_TTL = 1.5
 POLL = 0.2
 
-LEDGER = """
-CREATE TABLE public.chaos_ledger (
-    id bigserial PRIMARY KEY, step_id bigint NOT NULL, run_id uuid NOT NULL, node text NOT NULL,
-    attempt int NOT NULL, lease_generation bigint NOT NULL, worker text, pid int,
-    at timestamptz NOT NULL DEFAULT clock_timestamp());
+LEDGER = LEDGER_TABLE + """
 CREATE TABLE public.failover_transitions (
     id bigserial PRIMARY KEY, step_id bigint NOT NULL, old_state text, new_state text,
     new_generation bigint);

@@ -27,6 +27,14 @@ from cyclone_py.context import StepContext
 WIDTH = int(os.environ.get("CYCLONE_CHAOS_WIDTH", "4"))
 LEAVES = [f"leaf_{i}" for i in range(WIDTH)]
 
+#: The app's ledger table: each test that runs the app creates it in its database.
+LEDGER_TABLE = """
+CREATE TABLE public.chaos_ledger (
+    id bigserial PRIMARY KEY, step_id bigint NOT NULL, run_id uuid NOT NULL, node text NOT NULL,
+    attempt int NOT NULL, lease_generation bigint NOT NULL, worker text, pid int,
+    at timestamptz NOT NULL DEFAULT clock_timestamp());
+"""
+
 chaos = Workflow("chaos_fan", max_attempts=25)
 _local = threading.local()
 

@@ -35,13 +35,10 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import psycopg
+from apps.chaos import LEDGER_TABLE
 from psycopg.rows import dict_row
 
-OBSERVER = """
-CREATE TABLE public.chaos_ledger (
-    id bigserial PRIMARY KEY, step_id bigint NOT NULL, run_id uuid NOT NULL, node text NOT NULL,
-    attempt int NOT NULL, lease_generation bigint NOT NULL, worker text, pid int,
-    at timestamptz NOT NULL DEFAULT clock_timestamp());
+OBSERVER = LEDGER_TABLE + """
 CREATE TABLE public.chaos_transitions (
     id bigserial PRIMARY KEY, step_id bigint NOT NULL, old_state text, new_state text,
     old_generation bigint, new_generation bigint, old_reclaims int, new_reclaims int,
