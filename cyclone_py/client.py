@@ -1028,6 +1028,12 @@ class Client:
         router with ``partition_count`` partitions, holding ``partitions``."""
         self._value("SELECT cyclone.configure_shard(%s, %s, %s)", (name, partition_count, list(partitions)))
 
+    def try_configure_shard(self, name: str, partition_count: int, partitions: Sequence[int]) -> None:
+        """``configure_shard`` in a transaction that is rolled back: raises what
+        it would raise (the engine's rules decide), writes nothing."""
+        with self._conn() as conn, conn.transaction(force_rollback=True):
+            conn.execute("SELECT cyclone.configure_shard(%s, %s, %s)", (name, partition_count, list(partitions)))
+
     def shard(self) -> ShardConfig | None:
         """This database's shard configuration; None for a database of its own."""
         rows = self._rows(ShardConfig, "SELECT name, partition_count, partitions FROM cyclone.cyclone_shard")

@@ -88,9 +88,10 @@ def init(router: str, shards: Sequence[str], partitions: int | None = None) -> l
     the engine on each shard, the router project on ``router``, partition
     ``p`` on shard ``p mod S``. Each DSN is checked reachable first; the
     shards' DSNs must be reachable from the router's server too (the router
-    connects to them). A shard that already has another layout, or runs
-    that would not fit, is refused (:class:`~cyclone_py.errors.WrongState`)
-    before anything is configured. Returns the router's partitions."""
+    connects to them). A shard that already has another layout is refused
+    (:class:`~cyclone_py.errors.WrongState`), and so is one that
+    ``configure_shard`` would refuse (tried first in a transaction rolled
+    back), before anything is configured. Returns the router's partitions."""
     count = partitions if partitions is not None else max(DEFAULT_PARTITIONS, _next_power_of_two(len(shards)))
     _check_partitions(count, len(shards))
     if len(set(shards)) != len(shards):
@@ -113,10 +114,7 @@ def init(router: str, shards: Sequence[str], partitions: int | None = None) -> l
                     f"{db.without_password(dsn)} is already {config.name} of {config.partition_count} partitions "
                     f"holding {config.partitions}, not {name} holding {holds[name]}: init keeps a layout it made; "
                     "moving partitions is a procedure of its own (docs/scaling.md)")
-            if config is None and count > 1 and client.list_runs(limit=1):
-                raise errors.WrongState(
-                    f"{db.without_password(dsn)} already holds runs, made for one partition: it can only be the "
-                    "one shard of a one-partition router (docs/scaling.md)")
+            client.try_configure_shard(name, count, holds[name])  # the engine's refusal, if any
     for name, dsn in zip(names, shards, strict=True):
         with Client(dsn, min_size=1, max_size=1, application_name="cyclone-shards") as client:
             client.configure_shard(name, count, holds[name])

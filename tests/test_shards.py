@@ -117,6 +117,25 @@ def test_the_shards_commands_show_the_layout_and_refuse_a_bad_one_in_one_line(sh
     assert [(s.name, s.partitions) for s in shards.status(sharded.router)] == [("shard-0", [0, 2]), ("shard-1", [1, 3])]
 
 
+def test_init_refuses_a_database_whose_runs_would_not_fit_and_configures_nothing(
+        embedded_db: db.EmbeddedCluster, template_db: str, dsn: str) -> None:
+    with Client(dsn) as c:
+        c.define_workflow("kept", {"nodes": [{"name": "a"}]})
+        c.submit("kept")
+    stem = f"cyclone_t_{os.getpid()}_{uuid.uuid4().hex[:8]}"
+    empty = embedded_db.create_database(f"{stem}_empty", template=template_db)
+    router = embedded_db.create_database(f"{stem}_router")
+    try:
+        with pytest.raises(errors.WrongState, match="holds runs made for 1 partition"):
+            shards.init(router, [empty, dsn], PARTITIONS)
+        for d in (empty, dsn):
+            with Client(d) as c:
+                assert c.shard() is None
+    finally:
+        for n in (f"{stem}_empty", f"{stem}_router"):
+            embedded_db.drop_database(n)
+
+
 def test_a_router_without_shards_says_so(embedded_db: db.EmbeddedCluster) -> None:
     router = embedded_db.create_database(f"cyclone_t_{os.getpid()}_{uuid.uuid4().hex[:8]}_bare")
     try:
