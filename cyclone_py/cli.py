@@ -1813,8 +1813,8 @@ def tick(settings: Settings, max_reclaims: int, as_json: bool) -> None:
     """Run one pass of time-driven work.
 
     Reclaims expired leases, retries or discards timed-out steps, fails runs
-    past their deadline, discards waits past their max_wait and fires the due
-    slots of schedules.
+    past their deadline, discards waits past their max_wait, fires the due
+    slots of schedules and archives finished runs (docs/history.md).
     """
     result = settings.client().tick(max_reclaims)
     if as_json:
@@ -1828,6 +1828,7 @@ def tick(settings: Settings, max_reclaims: int, as_json: bool) -> None:
         ("max_wait", result.max_wait),
         ("scheduled", result.scheduled),
         ("skipped", result.skipped_slots),
+        ("archived", result.archived),
     ])
     if result.discarded_steps:
         click.echo()

@@ -506,6 +506,7 @@ class TickResult:
     max_wait: int = 0
     scheduled: int = 0
     skipped_slots: int = 0
+    archived: int = 0
     discarded_steps: list[DiscardedStep] = field(default_factory=list)
     raw: Mapping[str, Any] = field(default_factory=dict)
 
@@ -531,6 +532,7 @@ class TickResult:
             max_wait=int(data.get("max_wait", 0)),
             scheduled=int(data.get("scheduled", 0)),
             skipped_slots=int(data.get("skipped_slots", 0)),
+            archived=int(data.get("archived", 0)),
             discarded_steps=steps,
             raw=dict(data),
         )
@@ -1057,6 +1059,11 @@ class Client:
         """``cyclone.prune``: delete up to ``limit`` runs finished more than
         ``older_than`` ago (with their steps); how many it deleted."""
         return int(self._value("SELECT cyclone.prune(%s, %s)", (_interval(older_than), limit)))
+
+    def archive(self, limit: int = 10000) -> int:
+        """``cyclone.archive``: move up to ``limit`` finished runs out of the live
+        tables into their day's history tables (``tick`` does this too); how many."""
+        return int(self._value("SELECT cyclone.archive(%s)", (limit,)))
 
     def reindex(self) -> None:
         """Rebuild the engine's indexes without blocking it (``REINDEX TABLE

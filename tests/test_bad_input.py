@@ -463,6 +463,7 @@ Args = Callable[[Fixtures], list[Any]]
 # Valid arguments for every public function, in order (defaults spelled out).
 VALID: dict[str, Args] = {
     "advance_time(interval)": lambda f: [timedelta(seconds=1)],
+    "archive(integer)": lambda f: [10],
     "backfill(text,timestamp with time zone,timestamp with time zone)": lambda f: [
         f.schedule(), datetime(2020, 1, 1, tzinfo=UTC), datetime(2020, 1, 3, tzinfo=UTC)],
     "backoff(integer)": lambda f: [1],

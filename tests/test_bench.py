@@ -21,13 +21,14 @@ KEYS = (
     "submit_runs_s", "submit_ratio_vs_raw", "submit_many_runs_s", "submit_many_ratio_vs_raw",
     "drain_async_steps_s", "drain_async_ratio_vs_raw", "cpu_ms_per_step",
 )
-# The figures of ``python -m bench.history`` (issue #19's targets).
+# The figures of ``python -m bench.history`` (issue #19's targets, and archive).
 HISTORY_KEYS = (
-    "prune_s", "prune_calls", "prune_max_call_s", "prune_runs_s", "mb_before_load", "mb_after_load",
-    "mb_after_prune", "size_ratio_after_prune", "mb_after_reindex", "size_ratio_after_reindex",
-    "vacuum_after_prune_s", "claim_complete_p50_ms_empty", "claim_complete_p95_ms_empty",
-    "claim_complete_p50_ms_history", "claim_complete_p95_ms_history", "claim_history_ratio",
-    "claim_history_ratio_p95",
+    "prune_s", "prune_calls", "prune_first_call_s", "prune_max_call_s", "prune_runs_s", "mb_before_load",
+    "mb_after_load", "mb_after_prune", "size_ratio_after_prune", "vacuum_after_prune_s",
+    "archive_s", "archive_calls", "archive_max_call_s", "archive_runs_s", "mb_live_before_load",
+    "mb_live_after_load", "mb_live_after_archive", "live_size_ratio_after_archive", "vacuum_after_archive_s",
+    "claim_complete_p50_ms_empty", "claim_complete_p95_ms_empty", "claim_complete_p50_ms_history",
+    "claim_complete_p95_ms_history", "claim_history_ratio", "claim_history_ratio_p95",
 )
 TARGETS = (
     "drain_ratio_vs_raw", "drain_async_ratio_vs_raw", "cpu_ms_per_step", "dag_ratio", "latency_p50_ms",
@@ -81,11 +82,13 @@ def test_the_metrics_cost_comparison_runs_both_sides() -> None:
 
 def test_the_history_bench_reports_every_figure(tmp_path: Path) -> None:
     """``bench.history`` (issue #19's targets) at tiny sizes: every figure of
-    both sections is there, and the prune's profile names its triggers."""
+    the three sections is there, the history is in day tables that prune's
+    first call drops, and the profile of that call names its functions."""
     out = tmp_path / "history.json"
     proc = subprocess.run(
         [sys.executable, "-m", "bench.history", "--quick", "--runs", "3000", "--prune-limit", "1500",
-         "--history", "5000", "--samples", "60", "--rounds", "2", "--out", str(out)],
+         "--archive-runs", "500", "--archive-limit", "200", "--history", "5000", "--samples", "60",
+         "--rounds", "2", "--out", str(out)],
         cwd=ROOT, capture_output=True, text=True, timeout=300,
     )
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
@@ -93,11 +96,18 @@ def test_the_history_bench_reports_every_figure(tmp_path: Path) -> None:
     assert "errors" not in results
     for key in HISTORY_KEYS:
         assert isinstance(results[key], (int, float)) and results[key] > 0, key
-    assert results["prune_runs"] == 3000 and results["prune_calls"] == 3  # 2 x 1,500, then none left
+    prune = results["details"]["prune"]
+    assert results["prune_runs"] == 3000 and results["prune_days"] > 1
+    days = results["prune_days"]  # 10 days a call, then a call that finds nothing
+    assert results["prune_calls"] == -(-days // 10) + 1 and prune["days_left_after_first_call"] == max(days - 10, 0)
+    assert prune["mb"]["after_load"]["history_tables"] == prune["mb"]["before_load"]["history_tables"] + 2 * (
+        results["prune_days"])  # sizes() counts the day tables
+    assert results["archive_runs"] == 500 and results["archive_calls"] == 4  # 200, 200, 100, then none left
     assert results["history_steps"] == 5000 and results["claim_samples"] == 60
+    assert results["details"]["claim"]["load"]["into"] == "day tables"
     assert results["verdicts"].keys() == {"prune_s", "size_ratio_after_prune", "claim_history_ratio"}
     assert set(results["verdicts"].values()) <= {"pass", "MISS"}
-    triggers = results["details"]["prune"]["one_call_under_auto_explain"]["triggers"]
-    assert "cyclone_steps_run_id_fkey" in {t["constraint"] for t in triggers}
+    functions = {f["function"]: f for f in prune["first_call_under_auto_explain"]["functions"]}
+    assert functions["_drop_history_day"]["calls"] == min(results["prune_days"], 10)
     assert "claim+complete p50, history / empty" in proc.stdout
 

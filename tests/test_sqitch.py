@@ -74,3 +74,32 @@ def test_an_upgrade_gives_existing_steps_their_runs_workflow(empty_db: str, temp
     assert rows == [("kid", 2), ("parent", 6)]
     assert steps == (8,)
     assert by_view == rows
+
+
+def test_an_upgrade_keeps_idempotency_keys_and_a_revert_brings_archived_runs_back(empty_db: str) -> None:
+    # history (after v0.15.0) moves the keys of existing runs into
+    # cyclone_run_keys; reverting it puts every archived run and step back into
+    # the live tables, where the release before expects them.
+    db.sqitch(["deploy", "--to", "@v0.15.0"], empty_db, quiet=True)
+    with psycopg.connect(empty_db, autocommit=True) as c:
+        c.execute("""SELECT cyclone.define_workflow('w', '{"nodes": [{"name": "a"}, {"name": "b", "deps": ["a"]}]}')""")
+        old = c.execute("SELECT cyclone.submit('w', '{}', NULL, 'k-old')").fetchone()
+    db.sqitch(["deploy"], empty_db, quiet=True)
+    with psycopg.connect(empty_db, autocommit=True) as c:
+        assert c.execute("SELECT cyclone.submit('w', '{}', NULL, 'k-old')").fetchone() == old
+        for _ in range(2):
+            c.execute("SELECT cyclone.complete(c.step_id, 'w1', c.lease_generation)"
+                      " FROM cyclone.claim('w1', NULL, 10) c")
+        c.execute("SELECT cyclone.submit('w', '{}', NULL, 'k-new')")
+        assert c.execute("SELECT cyclone.archive()").fetchone() == (1,)
+        assert c.execute("SELECT count(*)::int FROM cyclone.cyclone_history").fetchone() == (1,)
+    db.sqitch(["revert", "-y", "--to", "@v0.15.0"], empty_db, quiet=True)
+    with psycopg.connect(empty_db, autocommit=True) as c:
+        live = c.execute("SELECT count(*)::int FROM ONLY cyclone.cyclone_runs").fetchone()
+        steps = c.execute("SELECT count(*)::int FROM ONLY cyclone.cyclone_steps").fetchone()
+        children = c.execute(
+            "SELECT count(*)::int FROM pg_inherits WHERE inhparent = 'cyclone.cyclone_runs'::regclass").fetchone()
+        again = c.execute("SELECT cyclone.submit('w', '{}', NULL, 'k-old')").fetchone()
+    assert (live, steps, children) == ((2,), (4,), (0,))
+    assert again == old
+    db.sqitch(["deploy"], empty_db, quiet=True)

@@ -616,6 +616,12 @@ class EngineMachine(RuleBasedStateMachine):
         for run_id in new:
             self._add_run(run_id, self.workflows[0], "", scheduled=True)
 
+    @rule()
+    def archive(self) -> None:
+        # History (docs/history.md): moving finished runs out of the live tables
+        # changes nothing a caller sees; every later rule and check must agree.
+        self.client.archive()
+
     @precondition(lambda self: bool(self.model))
     @rule(data=st.data(), action=st.sampled_from(["cancel", "pause", "resume", "retry", "retry", "retry_all"]))
     def operate(self, data: st.DataObject, action: str) -> None:

@@ -1,25 +1,19 @@
 -- Deploy cyclone:complete
--- requires: advance runs checks clock
--- complete() and complete_many(): a compare-and-set on (running, owner,
--- generation), then the DAG advance in the same transaction. A late result (after
--- a reclaim, timeout, cancel or deadline) matches nothing and changes nothing.
--- Lock order: the run (after its ancestors), then its steps.
--- The hot path (submit, claim, renew, complete, complete_many, fail) runs with
--- plan_cache_mode = force_generic_plan: its statements have good generic plans,
--- and planning them again on every call cost more than executing them.
+-- requires: complete@v0.15.0 advance runs checks clock history
+-- Reworked after v0.15.0 (the functions below, as they were with ONLY added): the
+-- engine reads and writes the live tables only (ONLY cyclone_runs, ONLY
+-- cyclone_steps); finished runs move to history.sql's day tables, which a query
+-- on cyclone_runs or cyclone_steps reads too. The previous files of this change
+-- have the rest of it and the comments.
 BEGIN;
 
-CREATE OR REPLACE FUNCTION cyclone.complete(
-    p_step_id bigint,
-    p_worker text,
-    p_lease_generation bigint,
-    p_output jsonb DEFAULT NULL)
-RETURNS boolean
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = cyclone, pg_temp
-SET plan_cache_mode = force_generic_plan
-AS $$
+CREATE OR REPLACE FUNCTION cyclone.complete(p_step_id bigint, p_worker text, p_lease_generation bigint, p_output jsonb DEFAULT NULL::jsonb)
+ RETURNS boolean
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'cyclone', 'pg_temp'
+ SET plan_cache_mode TO 'force_generic_plan'
+AS $function$
 DECLARE
     v_run_id uuid;
     v_parent uuid;
@@ -29,16 +23,16 @@ BEGIN
                                  AND p_lease_generation IS NOT NULL, 'p_step_id, p_worker and p_lease_generation are required');
     END IF;
     SELECT r.id, r.parent_run_id INTO v_run_id, v_parent
-      FROM cyclone_steps s JOIN cyclone_runs r ON r.id = s.run_id WHERE s.id = p_step_id;
+      FROM ONLY cyclone_steps s JOIN ONLY cyclone_runs r ON r.id = s.run_id WHERE s.id = p_step_id;
     IF NOT FOUND THEN
         RETURN false;
     END IF;
     IF v_parent IS NULL THEN  -- the common case: no ancestors to lock first
-        PERFORM 1 FROM cyclone_runs r WHERE r.id = v_run_id FOR NO KEY UPDATE;
+        PERFORM 1 FROM ONLY cyclone_runs r WHERE r.id = v_run_id FOR NO KEY UPDATE;
     ELSE
         PERFORM cyclone._lock_run(v_run_id);
     END IF;
-    UPDATE cyclone_steps
+    UPDATE ONLY cyclone_steps
        SET state = 'completed', output = p_output, finished_at = cyclone.now(),
            lease_owner = NULL, lease_expiry = NULL, error = NULL, error_kind = NULL
      WHERE id = p_step_id
@@ -51,21 +45,15 @@ BEGIN
     PERFORM cyclone._advance_runs(ARRAY[v_run_id]);
     RETURN true;
 END
-$$;
-COMMENT ON FUNCTION cyclone.complete(bigint, text, bigint, jsonb) IS
-    'Complete a leased step and advance its run. False (and no change) when the lease is no longer ours.';
+$function$;
 
-CREATE OR REPLACE FUNCTION cyclone.complete_many(
-    p_worker text,
-    p_step_ids bigint[],
-    p_lease_generations bigint[],
-    p_outputs jsonb[])
-RETURNS TABLE (step_id bigint, accepted boolean)
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = cyclone, pg_temp
-SET plan_cache_mode = force_generic_plan
-AS $$
+CREATE OR REPLACE FUNCTION cyclone.complete_many(p_worker text, p_step_ids bigint[], p_lease_generations bigint[], p_outputs jsonb[])
+ RETURNS TABLE(step_id bigint, accepted boolean)
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'cyclone', 'pg_temp'
+ SET plan_cache_mode TO 'force_generic_plan'
+AS $function$
 #variable_conflict use_column
 DECLARE
     v_now timestamptz := cyclone.now();
@@ -89,13 +77,13 @@ BEGIN
 
     -- Lock order: the runs by root run, then run id (ancestors first for child runs).
     SELECT array_agg(DISTINCT s.run_id ORDER BY s.run_id) INTO v_runs
-      FROM cyclone_steps s WHERE s.id = ANY (p_step_ids);
-    IF EXISTS (SELECT 1 FROM cyclone_runs r WHERE r.id = ANY (v_runs) AND r.parent_run_id IS NOT NULL) THEN
+      FROM ONLY cyclone_steps s WHERE s.id = ANY (p_step_ids);
+    IF EXISTS (SELECT 1 FROM ONLY cyclone_runs r WHERE r.id = ANY (v_runs) AND r.parent_run_id IS NOT NULL) THEN
         FOR v_run_id IN SELECT u FROM unnest(v_runs) u ORDER BY cyclone._root_run(u), u LOOP
             PERFORM cyclone._lock_run(v_run_id);
         END LOOP;
     ELSE
-        PERFORM 1 FROM cyclone_runs r WHERE r.id = ANY (v_runs) ORDER BY r.id FOR NO KEY UPDATE;
+        PERFORM 1 FROM ONLY cyclone_runs r WHERE r.id = ANY (v_runs) ORDER BY r.id FOR NO KEY UPDATE;
     END IF;
 
     -- Each row finds its own element by array_position (a scan of the id
@@ -104,7 +92,7 @@ BEGIN
     -- running steps, re-expanded all three arrays for every row, outputs
     -- included (137 ms for a batch of 370).
     WITH done AS (
-        UPDATE cyclone_steps s
+        UPDATE ONLY cyclone_steps s
            SET state = 'completed', output = p_outputs[array_position(p_step_ids, s.id)], finished_at = v_now,
                lease_owner = NULL, lease_expiry = NULL, error = NULL, error_kind = NULL
          WHERE s.id = ANY (p_step_ids)
@@ -124,13 +112,6 @@ BEGIN
     RETURN QUERY
     SELECT u.id, u.id = ANY (v_done) FROM unnest(p_step_ids) WITH ORDINALITY AS u(id, ord) ORDER BY u.ord;
 END
-$$;
-COMMENT ON FUNCTION cyclone.complete_many(text, bigint[], bigint[], jsonb[]) IS
-    'Batch complete: each element is its own compare-and-set with the semantics of complete().';
-
-REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA cyclone FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION cyclone.complete(bigint, text, bigint, jsonb),
-                          cyclone.complete_many(text, bigint[], bigint[], jsonb[])
-    TO cyclone_worker, cyclone_admin;
+$function$;
 
 COMMIT;

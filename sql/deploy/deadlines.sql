@@ -1,22 +1,31 @@
 -- Deploy cyclone:deadlines
--- requires: advance runs checks clock
--- enforce_deadlines() fails runs past deadline_at; _expire_waits() discards wait
--- and child nodes past their max_wait. Both skip paused runs (their clocks stop)
--- and are called by tick(). Lock order: each run (after its ancestors; runs in
--- root-run order), then its steps.
+-- requires: deadlines@v0.15.0 advance runs checks clock history
+-- Reworked after v0.15.0 (the functions below, as they were with ONLY added): the
+-- engine reads and writes the live tables only (ONLY cyclone_runs, ONLY
+-- cyclone_steps); finished runs move to history.sql's day tables, which a query
+-- on cyclone_runs or cyclone_steps reads too. The previous files of this change
+-- have the rest of it and the comments.
 BEGIN;
 
--- Fails one running run at its deadline: its available, running and waiting
--- steps are discarded (kind deadline; a child node's child run is cancelled),
--- then the run fails through the same path as any failed run, which cancels
--- the rest of its live steps and tells its parent.
+CREATE OR REPLACE FUNCTION cyclone._deadline_candidates(p_now timestamp with time zone, p_limit integer)
+ RETURNS SETOF uuid
+ LANGUAGE sql
+ STABLE
+AS $function$
+    SELECT r.id
+      FROM ONLY cyclone.cyclone_runs r
+     WHERE r.state = 'running' AND r.deadline_at < p_now
+     ORDER BY r.deadline_at, r.id
+     LIMIT p_limit
+$function$;
+
 CREATE OR REPLACE FUNCTION cyclone._expire_deadline(p_run_id uuid)
-RETURNS void
-LANGUAGE plpgsql
-AS $$
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
 BEGIN
     PERFORM cyclone._discard_steps(
-        ARRAY(SELECT s.id FROM cyclone_steps s
+        ARRAY(SELECT s.id FROM ONLY cyclone_steps s
                WHERE s.run_id = p_run_id AND s.state IN ('available', 'running', 'waiting')
                ORDER BY s.id),
         'run deadline exceeded', 'deadline');
@@ -24,40 +33,40 @@ BEGIN
     -- Handlers still running for this run stop at once; renew() is the backstop.
     PERFORM pg_notify('cyclone_cancel', p_run_id::text);
 END
-$$;
+$function$;
 
--- The runs enforce_deadlines() fails, most overdue first, and the wait/child
--- nodes _expire_waits() discards, longest expired first. tick() also uses
--- them to lock every run of its pass up front.
-CREATE OR REPLACE FUNCTION cyclone._deadline_candidates(p_now timestamptz, p_limit int)
-RETURNS SETOF uuid
-LANGUAGE sql STABLE
-AS $$
-    SELECT r.id
-      FROM cyclone.cyclone_runs r
-     WHERE r.state = 'running' AND r.deadline_at < p_now
-     ORDER BY r.deadline_at, r.id
-     LIMIT p_limit
-$$;
+CREATE OR REPLACE FUNCTION cyclone._expire_waits(p_limit integer)
+ RETURNS SETOF bigint
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    v_now timestamptz := cyclone.now();
+    v_candidate record;
+    v_step cyclone.cyclone_steps;
+BEGIN
+    FOR v_candidate IN
+        SELECT c.id, c.run_id
+          FROM cyclone._wait_candidates(v_now, p_limit) c
+         ORDER BY cyclone._root_run(c.run_id), c.run_id, c.id
+    LOOP
+        CONTINUE WHEN (cyclone._lock_run(v_candidate.run_id)).state IS DISTINCT FROM 'running';
+        SELECT s.* INTO v_step FROM ONLY cyclone_steps s
+         WHERE s.id = v_candidate.id AND s.state = 'waiting' AND s.wait_expires_at < v_now
+           FOR UPDATE;
+        CONTINUE WHEN NOT FOUND;
+        PERFORM cyclone._discard_step(v_step.id,
+            format('%s node waited longer than max_wait %s', v_step.kind, v_step.max_wait), 'max_wait');
+        RETURN NEXT v_step.id;
+    END LOOP;
+END
+$function$;
 
-CREATE OR REPLACE FUNCTION cyclone._wait_candidates(p_now timestamptz, p_limit int)
-RETURNS TABLE (id bigint, run_id uuid)
-LANGUAGE sql STABLE
-AS $$
-    SELECT s.id, s.run_id
-      FROM cyclone.cyclone_steps s
-      JOIN cyclone.cyclone_runs r ON r.id = s.run_id AND r.state = 'running'
-     WHERE s.state = 'waiting' AND s.wait_expires_at < p_now
-     ORDER BY s.wait_expires_at, s.id
-     LIMIT p_limit
-$$;
-
-CREATE OR REPLACE FUNCTION cyclone.enforce_deadlines(p_limit int DEFAULT 100)
-RETURNS SETOF uuid
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = cyclone, pg_temp
-AS $$
+CREATE OR REPLACE FUNCTION cyclone.enforce_deadlines(p_limit integer DEFAULT 100)
+ RETURNS SETOF uuid
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'cyclone', 'pg_temp'
+AS $function$
 DECLARE
     v_now timestamptz := cyclone.now();
     v_run_id uuid;
@@ -77,38 +86,6 @@ BEGIN
         RETURN NEXT v_run_id;
     END LOOP;
 END
-$$;
-COMMENT ON FUNCTION cyclone.enforce_deadlines(int) IS
-    'Fail every running run past its deadline (at most p_limit a call); returns their ids.';
-
--- Discards wait and child nodes of running runs that waited past max_wait.
-CREATE OR REPLACE FUNCTION cyclone._expire_waits(p_limit int)
-RETURNS SETOF bigint
-LANGUAGE plpgsql
-AS $$
-DECLARE
-    v_now timestamptz := cyclone.now();
-    v_candidate record;
-    v_step cyclone.cyclone_steps;
-BEGIN
-    FOR v_candidate IN
-        SELECT c.id, c.run_id
-          FROM cyclone._wait_candidates(v_now, p_limit) c
-         ORDER BY cyclone._root_run(c.run_id), c.run_id, c.id
-    LOOP
-        CONTINUE WHEN (cyclone._lock_run(v_candidate.run_id)).state IS DISTINCT FROM 'running';
-        SELECT s.* INTO v_step FROM cyclone_steps s
-         WHERE s.id = v_candidate.id AND s.state = 'waiting' AND s.wait_expires_at < v_now
-           FOR UPDATE;
-        CONTINUE WHEN NOT FOUND;
-        PERFORM cyclone._discard_step(v_step.id,
-            format('%s node waited longer than max_wait %s', v_step.kind, v_step.max_wait), 'max_wait');
-        RETURN NEXT v_step.id;
-    END LOOP;
-END
-$$;
-
-REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA cyclone FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION cyclone.enforce_deadlines(int) TO cyclone_admin;
+$function$;
 
 COMMIT;

@@ -1,16 +1,18 @@
 -- Deploy cyclone:signals
--- requires: advance runs checks clock
--- signal(): completes the waiting wait node(s) for a signal and advances the run,
--- or keeps a signal that came before its node was reached (consumed, oldest
--- first, when the node is reached: see _advance). Lock order: the run, then steps.
+-- requires: signals@v0.15.0 advance runs checks clock history
+-- Reworked after v0.15.0 (the functions below, as they were with ONLY added): the
+-- engine reads and writes the live tables only (ONLY cyclone_runs, ONLY
+-- cyclone_steps); finished runs move to history.sql's day tables, which a query
+-- on cyclone_runs or cyclone_steps reads too. The previous files of this change
+-- have the rest of it and the comments.
 BEGIN;
 
-CREATE OR REPLACE FUNCTION cyclone.signal(p_run_id uuid, p_name text, p_payload jsonb DEFAULT NULL)
-RETURNS boolean
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = cyclone, pg_temp
-AS $$
+CREATE OR REPLACE FUNCTION cyclone.signal(p_run_id uuid, p_name text, p_payload jsonb DEFAULT NULL::jsonb)
+ RETURNS boolean
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'cyclone', 'pg_temp'
+AS $function$
 DECLARE
     v_run cyclone.cyclone_runs;
     v_now timestamptz := cyclone.now();
@@ -21,26 +23,20 @@ BEGIN
     IF v_run.state NOT IN ('running', 'paused') THEN
         RETURN false;
     END IF;
-    UPDATE cyclone_steps
+    UPDATE ONLY cyclone_steps
        SET state = 'completed', output = p_payload, finished_at = v_now
      WHERE run_id = p_run_id AND kind = 'wait' AND signal = p_name AND state = 'waiting';
     IF FOUND THEN
         PERFORM cyclone._advance(p_run_id);
         RETURN true;
     END IF;
-    IF EXISTS (SELECT 1 FROM cyclone_steps s
+    IF EXISTS (SELECT 1 FROM ONLY cyclone_steps s
                 WHERE s.run_id = p_run_id AND s.kind = 'wait' AND s.signal = p_name AND s.state = 'pending') THEN
         INSERT INTO cyclone_signals (run_id, name, payload, received_at) VALUES (p_run_id, p_name, p_payload, v_now);
         RETURN true;
     END IF;
     RETURN false;
 END
-$$;
-COMMENT ON FUNCTION cyclone.signal(uuid, text, jsonb) IS
-    'Deliver a signal: completes the waiting wait node with p_payload as output, or keeps it for a '
-    'node still to come. False when the run is over or no wait node for it is still to come.';
-
-REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA cyclone FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION cyclone.signal(uuid, text, jsonb) TO cyclone_client, cyclone_admin;
+$function$;
 
 COMMIT;

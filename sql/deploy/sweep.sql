@@ -1,33 +1,30 @@
 -- Deploy cyclone:sweep
--- requires: fail advance runs checks clock
--- sweep(): recovery of running steps (SPEC section 7). A step past its timeout is
--- a failed execution (kind timeout, backoff, attempt charged) whether or not its
--- lease expired; a step whose lease expired is reclaimed: claimable again at once
--- with the same attempt number, or discarded as reclaim_limit past the limit.
--- Called by tick(). Lock order: candidates are read unlocked, then each run is
--- locked (in root-run, then run-id order) and its step re-matched on its lease
--- generation.
+-- requires: sweep@v0.15.0 fail advance runs checks clock history
+-- Reworked after v0.15.0 (the functions below, as they were with ONLY added): the
+-- engine reads and writes the live tables only (ONLY cyclone_runs, ONLY
+-- cyclone_steps); finished runs move to history.sql's day tables, which a query
+-- on cyclone_runs or cyclone_steps reads too. The previous files of this change
+-- have the rest of it and the comments.
 BEGIN;
 
--- The steps sweep() acts on: running past their lease or their timeout, oldest
--- first. tick() also uses it to lock every run of its pass up front.
-CREATE OR REPLACE FUNCTION cyclone._sweep_candidates(p_now timestamptz, p_limit int)
-RETURNS TABLE (id bigint, run_id uuid, lease_generation bigint)
-LANGUAGE sql STABLE
-AS $$
+CREATE OR REPLACE FUNCTION cyclone._sweep_candidates(p_now timestamp with time zone, p_limit integer)
+ RETURNS TABLE(id bigint, run_id uuid, lease_generation bigint)
+ LANGUAGE sql
+ STABLE
+AS $function$
     SELECT s.id, s.run_id, s.lease_generation
-      FROM cyclone.cyclone_steps s
+      FROM ONLY cyclone.cyclone_steps s
      WHERE s.state = 'running' AND (s.lease_expiry < p_now OR s.started_at + s.timeout < p_now)
      ORDER BY s.id
      LIMIT p_limit
-$$;
+$function$;
 
-CREATE OR REPLACE FUNCTION cyclone.sweep(p_max_reclaims int DEFAULT 0, p_limit int DEFAULT 100)
-RETURNS TABLE (step_id bigint, run_id uuid, node text, action text)
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = cyclone, pg_temp
-AS $$
+CREATE OR REPLACE FUNCTION cyclone.sweep(p_max_reclaims integer DEFAULT 0, p_limit integer DEFAULT 100)
+ RETURNS TABLE(step_id bigint, run_id uuid, node text, action text)
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'cyclone', 'pg_temp'
+AS $function$
 #variable_conflict use_column
 DECLARE
     v_now timestamptz := cyclone.now();
@@ -42,7 +39,7 @@ BEGIN
          ORDER BY cyclone._root_run(c.run_id), c.run_id, c.id
     LOOP
         PERFORM cyclone._lock_run(v_candidate.run_id);
-        SELECT s.* INTO v_step FROM cyclone_steps s
+        SELECT s.* INTO v_step FROM ONLY cyclone_steps s
          WHERE s.id = v_candidate.id AND s.state = 'running'
            AND s.lease_generation = v_candidate.lease_generation
            FOR UPDATE;
@@ -62,7 +59,7 @@ BEGIN
                     'reclaim_limit');
                 action := 'discarded';
             ELSE
-                UPDATE cyclone_steps
+                UPDATE ONLY cyclone_steps
                    SET state = 'available', lease_owner = NULL, lease_expiry = NULL,
                        reclaims = reclaims + 1, rerun_attempt = true
                  WHERE id = v_step.id;
@@ -73,12 +70,6 @@ BEGIN
         END IF;
     END LOOP;
 END
-$$;
-COMMENT ON FUNCTION cyclone.sweep(int, int) IS
-    'Recover running steps: timeouts (retried/discarded) and expired leases (reclaimed, or discarded '
-    'as reclaim_limit once p_max_reclaims > 0 reclaims are spent). At most p_limit steps a call.';
-
-REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA cyclone FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION cyclone.sweep(int, int) TO cyclone_admin;
+$function$;
 
 COMMIT;

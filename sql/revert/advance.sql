@@ -1,121 +1,10 @@
--- Revert cyclone:advance (back to its v0.12.0 deploy script, below)
--- The DAG (SPEC section 8): starting runs, reaching steps whose dependencies
--- completed, finishing runs, the discard policy (contain a failure to its
--- branch, or fail the run), and telling a parent run that its child ended.
--- These call each other (a child run's end advances its parent; an advance can
--- start a child run or end the run), so they live in one change. Every caller
--- holds the run locks first, in the order runs.sql describes. Internal: granted
--- to no role.
--- Reworked after v0.2.0: one wording for a missing object, '<what> not found'.
--- Reworked after v0.6.0: _start_runs passes on a traceparent (SPEC 5, traces.sql).
+-- Revert cyclone:advance (back to its v0.15.0 bodies of the functions below)
 BEGIN;
 
--- Starts runs: creates them with their steps (runs.sql), reaches root wait and
--- child nodes, and wakes idle workers when root tasks are due now. Returns the
--- ids in input order; an idempotency key already used returns that run's id and
--- creates nothing. Unknown workflow: P0002. The one path every run is made by:
--- submit, submit_many and child nodes. p_traceparent is kept on each run (a
--- child run takes its parent's instead: _create_runs).
-DROP FUNCTION IF EXISTS cyclone._start_runs(text, jsonb[], interval, text, timestamptz, uuid, bigint);
-CREATE OR REPLACE FUNCTION cyclone._start_runs(
-    p_workflow text, p_inputs jsonb[], p_deadline interval, p_idempotency_key text,
-    p_run_at timestamptz, p_parent_run_id uuid, p_parent_step_id bigint, p_traceparent text DEFAULT NULL)
-RETURNS uuid[]
-LANGUAGE plpgsql
-AS $$
-DECLARE
-    v_definition jsonb;
-    v_ids uuid[];
-BEGIN
-    SELECT w.definition INTO v_definition FROM cyclone_workflows w WHERE w.name = p_workflow;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'workflow "%" not found', p_workflow USING ERRCODE = 'P0002';
-    END IF;
-    v_ids := cyclone._create_runs(p_workflow, v_definition, p_inputs, p_deadline, p_idempotency_key,
-                                  p_run_at, p_parent_run_id, p_parent_step_id, p_traceparent);
-    IF cardinality(v_ids) = 0 THEN
-        RETURN ARRAY(SELECT r.id FROM cyclone_runs r
-                      WHERE r.workflow = p_workflow AND r.idempotency_key = p_idempotency_key);
-    END IF;
-    IF EXISTS (SELECT 1 FROM jsonb_array_elements(v_definition -> 'nodes') n
-                WHERE n ->> 'kind' <> 'task' AND jsonb_array_length(n -> 'deps') = 0) THEN
-        PERFORM cyclone._advance_runs(v_ids);
-    END IF;
-    IF p_run_at IS NULL OR p_run_at <= cyclone.now() THEN
-        PERFORM pg_notify('cyclone_wakeup', '');
-    END IF;
-    RETURN v_ids;
-END
-$$;
-
--- _end_run (runs.sql), then tell the parent run, whose child node may be
--- waiting on this run: the end of every run that is not ended from above.
-CREATE OR REPLACE FUNCTION cyclone._end_run_and_notify(p_run_id uuid, p_state text, p_error text)
-RETURNS boolean
-LANGUAGE plpgsql
-AS $$
-BEGIN
-    IF NOT cyclone._end_run(p_run_id, p_state, p_error) THEN
-        RETURN false;
-    END IF;
-    PERFORM cyclone._notify_parent(p_run_id);
-    RETURN true;
-END
-$$;
-
--- Discards one step that the caller has locked and checked, then applies the
--- failure policy.
-CREATE OR REPLACE FUNCTION cyclone._discard_step(p_step_id bigint, p_error text, p_error_kind text)
-RETURNS void
-LANGUAGE plpgsql
-AS $$
-DECLARE
-    v_step cyclone.cyclone_steps;
-BEGIN
-    SELECT d.* INTO v_step FROM cyclone._discard_steps(ARRAY[p_step_id], p_error, p_error_kind) d;
-    PERFORM cyclone._on_discard(v_step);
-END
-$$;
-
--- The failure policy of SPEC section 8 for a step just discarded: contained by
--- cancel_branch when it has dependents and all of them declare it, else the run
--- fails.
-CREATE OR REPLACE FUNCTION cyclone._on_discard(p_step cyclone.cyclone_steps)
-RETURNS void
-LANGUAGE plpgsql
-AS $$
-DECLARE
-    v_branch bigint[];
-BEGIN
-    IF EXISTS (SELECT 1 FROM cyclone_steps d WHERE d.run_id = p_step.run_id AND p_step.node = ANY (d.deps))
-       AND NOT EXISTS (SELECT 1 FROM cyclone_steps d
-                        WHERE d.run_id = p_step.run_id AND p_step.node = ANY (d.deps)
-                          AND d.on_dep_failure = 'fail_run') THEN
-        UPDATE cyclone_steps SET contained = true WHERE id = p_step.id;
-        WITH RECURSIVE branch(id, node) AS (
-            SELECT d.id, d.node FROM cyclone_steps d
-             WHERE d.run_id = p_step.run_id AND p_step.node = ANY (d.deps)
-            UNION
-            SELECT d.id, d.node FROM cyclone_steps d JOIN branch b ON b.node = ANY (d.deps)
-             WHERE d.run_id = p_step.run_id
-        )
-        SELECT array_agg(b.id) INTO v_branch FROM branch b;
-        PERFORM cyclone._cancel_steps(p_step.run_id, v_branch, 'dependency discarded');
-        PERFORM cyclone._finish_runs(ARRAY[p_step.run_id]);
-    ELSE
-        PERFORM cyclone._end_run_and_notify(p_step.run_id, 'failed', 'run failed');
-    END IF;
-END
-$$;
-
--- Reaches every pending step of the run whose dependencies are all completed:
--- a task becomes available now; a wait node waits (and completes at once on a
--- signal that came early); a child node starts its child run and waits. Then
--- finishes the run if every step is terminal. The caller holds the run lock.
 CREATE OR REPLACE FUNCTION cyclone._advance(p_run_id uuid)
-RETURNS void
-LANGUAGE plpgsql
-AS $$
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
 DECLARE
     v_now timestamptz := cyclone.now();
     v_step record;
@@ -133,7 +22,7 @@ BEGIN
            AND NOT EXISTS (SELECT 1 FROM cyclone_steps d
                             WHERE d.run_id = p_run_id AND d.node = ANY (s.deps) AND d.state <> 'completed');
         IF FOUND THEN
-            PERFORM pg_notify('cyclone_wakeup', '');
+            PERFORM cyclone._wake();
         END IF;
 
         FOR v_step IN
@@ -190,16 +79,57 @@ BEGIN
 
     PERFORM cyclone._finish_runs(ARRAY[p_run_id]);
 END
-$$;
+$function$;
 
--- Ends the live runs among p_run_ids whose steps are all terminal: completed,
--- with an output that maps each leaf node (no dependents) that completed to
--- that node's output; or failed when an uncontained dead letter remains (left
--- behind by a partial operator retry). Set-based, for batches of completions.
+CREATE OR REPLACE FUNCTION cyclone._advance_runs(p_run_ids uuid[])
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    v_now timestamptz := cyclone.now();  -- once, not once per promoted row
+    v_run_id uuid;
+BEGIN
+    -- Ready = every dependency completed, counted per pending step through
+    -- step_node_unique (deps hold no duplicates: define_workflow rejects them).
+    -- Not NOT EXISTS: the planner turns that into an anti join, and its generic
+    -- plan hashed the whole steps table on every call.
+    UPDATE cyclone_steps s
+       SET state = 'available', scheduled_at = v_now
+     WHERE s.run_id = ANY (p_run_ids) AND s.state = 'pending' AND s.kind = 'task'
+       AND cardinality(s.deps) = (SELECT count(*) FROM cyclone_steps d
+                                   WHERE d.run_id = s.run_id AND d.node = ANY (s.deps) AND d.state = 'completed');
+    IF FOUND THEN
+        PERFORM cyclone._wake();
+    END IF;
+    FOR v_run_id IN
+        SELECT DISTINCT s.run_id FROM cyclone_steps s
+         WHERE s.run_id = ANY (p_run_ids) AND s.state = 'pending' AND s.kind <> 'task'
+           AND cardinality(s.deps) = (SELECT count(*) FROM cyclone_steps d
+                                       WHERE d.run_id = s.run_id AND d.node = ANY (s.deps) AND d.state = 'completed')
+         ORDER BY s.run_id
+    LOOP
+        PERFORM cyclone._advance(v_run_id);
+    END LOOP;
+    PERFORM cyclone._finish_runs(p_run_ids);
+END
+$function$;
+
+CREATE OR REPLACE FUNCTION cyclone._discard_step(p_step_id bigint, p_error text, p_error_kind text)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    v_step cyclone.cyclone_steps;
+BEGIN
+    SELECT d.* INTO v_step FROM cyclone._discard_steps(ARRAY[p_step_id], p_error, p_error_kind) d;
+    PERFORM cyclone._on_discard(v_step);
+END
+$function$;
+
 CREATE OR REPLACE FUNCTION cyclone._finish_runs(p_run_ids uuid[])
-RETURNS void
-LANGUAGE plpgsql
-AS $$
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
 DECLARE
     v_now timestamptz := cyclone.now();
     v_run_id uuid;
@@ -240,53 +170,12 @@ BEGIN
         PERFORM cyclone._notify_parent(v_run_id);
     END LOOP;
 END
-$$;
+$function$;
 
--- The DAG advance for a batch of runs (complete_many, submit_many): ready tasks
--- of every run become available in one statement; a run that also has a ready
--- wait or child node goes through _advance; then the finished runs end. The
--- caller holds the run locks.
-CREATE OR REPLACE FUNCTION cyclone._advance_runs(p_run_ids uuid[])
-RETURNS void
-LANGUAGE plpgsql
-AS $$
-DECLARE
-    v_now timestamptz := cyclone.now();  -- once, not once per promoted row
-    v_run_id uuid;
-BEGIN
-    -- Ready = every dependency completed, counted per pending step through
-    -- step_node_unique (deps hold no duplicates: define_workflow rejects them).
-    -- Not NOT EXISTS: the planner turns that into an anti join, and its generic
-    -- plan hashed the whole steps table on every call.
-    UPDATE cyclone_steps s
-       SET state = 'available', scheduled_at = v_now
-     WHERE s.run_id = ANY (p_run_ids) AND s.state = 'pending' AND s.kind = 'task'
-       AND cardinality(s.deps) = (SELECT count(*) FROM cyclone_steps d
-                                   WHERE d.run_id = s.run_id AND d.node = ANY (s.deps) AND d.state = 'completed');
-    IF FOUND THEN
-        PERFORM pg_notify('cyclone_wakeup', '');
-    END IF;
-    FOR v_run_id IN
-        SELECT DISTINCT s.run_id FROM cyclone_steps s
-         WHERE s.run_id = ANY (p_run_ids) AND s.state = 'pending' AND s.kind <> 'task'
-           AND cardinality(s.deps) = (SELECT count(*) FROM cyclone_steps d
-                                       WHERE d.run_id = s.run_id AND d.node = ANY (s.deps) AND d.state = 'completed')
-         ORDER BY s.run_id
-    LOOP
-        PERFORM cyclone._advance(v_run_id);
-    END LOOP;
-    PERFORM cyclone._finish_runs(p_run_ids);
-END
-$$;
-
--- A child run just ended: complete its parent's child node with the child's
--- output, or discard it (child_failed). A no-op unless that node is still
--- waiting on this very child (the parent may have moved on: deadline, max_wait,
--- cancel). The parent run is already locked: _lock_run locks ancestors first.
 CREATE OR REPLACE FUNCTION cyclone._notify_parent(p_child_id uuid)
-RETURNS void
-LANGUAGE plpgsql
-AS $$
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
 DECLARE
     v_child cyclone.cyclone_runs;
     v_step_id bigint;
@@ -310,8 +199,63 @@ BEGIN
             format('child run %s %s', p_child_id, v_child.state), 'child_failed');
     END IF;
 END
-$$;
+$function$;
 
-REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA cyclone FROM PUBLIC;
+CREATE OR REPLACE FUNCTION cyclone._on_discard(p_step cyclone.cyclone_steps)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    v_branch bigint[];
+BEGIN
+    IF EXISTS (SELECT 1 FROM cyclone_steps d WHERE d.run_id = p_step.run_id AND p_step.node = ANY (d.deps))
+       AND NOT EXISTS (SELECT 1 FROM cyclone_steps d
+                        WHERE d.run_id = p_step.run_id AND p_step.node = ANY (d.deps)
+                          AND d.on_dep_failure = 'fail_run') THEN
+        UPDATE cyclone_steps SET contained = true WHERE id = p_step.id;
+        WITH RECURSIVE branch(id, node) AS (
+            SELECT d.id, d.node FROM cyclone_steps d
+             WHERE d.run_id = p_step.run_id AND p_step.node = ANY (d.deps)
+            UNION
+            SELECT d.id, d.node FROM cyclone_steps d JOIN branch b ON b.node = ANY (d.deps)
+             WHERE d.run_id = p_step.run_id
+        )
+        SELECT array_agg(b.id) INTO v_branch FROM branch b;
+        PERFORM cyclone._cancel_steps(p_step.run_id, v_branch, 'dependency discarded');
+        PERFORM cyclone._finish_runs(ARRAY[p_step.run_id]);
+    ELSE
+        PERFORM cyclone._end_run_and_notify(p_step.run_id, 'failed', 'run failed');
+    END IF;
+END
+$function$;
+
+CREATE OR REPLACE FUNCTION cyclone._start_runs(p_workflow text, p_inputs jsonb[], p_deadline interval, p_idempotency_key text, p_run_at timestamp with time zone, p_parent_run_id uuid, p_parent_step_id bigint, p_traceparent text DEFAULT NULL::text)
+ RETURNS uuid[]
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    v_definition jsonb;
+    v_ids uuid[];
+BEGIN
+    SELECT w.definition INTO v_definition FROM cyclone_workflows w WHERE w.name = p_workflow;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'workflow "%" not found', p_workflow USING ERRCODE = 'P0002';
+    END IF;
+    v_ids := cyclone._create_runs(p_workflow, v_definition, p_inputs, p_deadline, p_idempotency_key,
+                                  p_run_at, p_parent_run_id, p_parent_step_id, p_traceparent);
+    IF cardinality(v_ids) = 0 THEN
+        RETURN ARRAY(SELECT r.id FROM cyclone_runs r
+                      WHERE r.workflow = p_workflow AND r.idempotency_key = p_idempotency_key);
+    END IF;
+    IF EXISTS (SELECT 1 FROM jsonb_array_elements(v_definition -> 'nodes') n
+                WHERE n ->> 'kind' <> 'task' AND jsonb_array_length(n -> 'deps') = 0) THEN
+        PERFORM cyclone._advance_runs(v_ids);
+    END IF;
+    IF p_run_at IS NULL OR p_run_at <= cyclone.now() THEN
+        PERFORM cyclone._wake();
+    END IF;
+    RETURN v_ids;
+END
+$function$;
 
 COMMIT;

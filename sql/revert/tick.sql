@@ -1,25 +1,12 @@
--- Revert cyclone:tick (back to its v0.5.0 deploy script, below)
--- tick(): one bounded pass of everything time-driven (sweep, deadlines, max_wait,
--- due schedule slots, wake-ups for steps whose scheduled_at arrived). The worker calls it on its poll
--- interval; pg_cron can call it too (schedule_tick / unschedule_tick, which look
--- for pg_cron only when called, so the engine deploys without it).
--- Lock order: the due schedules first (SKIP LOCKED, so two ticks never fire
--- one slot), then every run the pass will act on, by root run then run id
--- (see runs.sql): the sweep's, the deadlines', the max_waits' and the runs an
--- overlap cancel_other will cancel. Each phase alone keeps that order, but one
--- phase after another would not, and a complete_many() batch waiting the other
--- way round would deadlock with it. (The runs a schedule submits are new: no
--- other transaction can see them.)
--- Reworked after v0.4.0: due schedule slots are fired (schedules.sql), at most
--- 100 runs and 1,000 slots looked at a call.
+-- Revert cyclone:tick (back to its v0.15.0 bodies of the functions below)
 BEGIN;
 
-CREATE OR REPLACE FUNCTION cyclone.tick(p_max_reclaims int DEFAULT 0)
-RETURNS jsonb
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = cyclone, pg_temp
-AS $$
+CREATE OR REPLACE FUNCTION cyclone.tick(p_max_reclaims integer DEFAULT 0)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'cyclone', 'pg_temp'
+AS $function$
 DECLARE
     v_now timestamptz := cyclone.now();
     v_sweep jsonb;
@@ -67,15 +54,7 @@ BEGIN
       FROM cyclone_steps s JOIN cyclone_runs r ON r.id = s.run_id
      WHERE s.id = ANY (v_ids) AND s.state = 'discarded';
 
-    -- Due work left: the first step in claim order, so that the claim index
-    -- answers it even when the statistics still count a drained backlog (an
-    -- EXISTS was planned as a sequential scan then).
-    PERFORM 1 FROM cyclone_steps s
-     WHERE s.state = 'available' AND s.scheduled_at <= v_now
-       AND EXISTS (SELECT 1 FROM cyclone_runs r WHERE r.id = s.run_id AND r.state = 'running')
-     ORDER BY s.priority, s.scheduled_at, s.id
-     LIMIT 1;
-    IF FOUND THEN
+    IF cyclone._claimable_exists(v_now) THEN
         PERFORM pg_notify('cyclone_wakeup', '');
     END IF;
 
@@ -89,62 +68,11 @@ BEGIN
         'skipped_slots', v_fired.skipped,
         'discarded_steps', v_discarded);
 END
-$$;
+$function$;
+
 COMMENT ON FUNCTION cyclone.tick(int) IS
     'One pass of time-driven work. Returns {"reclaimed","retried","discarded","deadlines","max_wait",'
     '"scheduled","skipped_slots"} '
     'counts, plus "discarded_steps": the dead letters this pass made, for error hooks.';
-
-CREATE OR REPLACE FUNCTION cyclone.schedule_tick(p_schedule text DEFAULT '* * * * *', p_max_reclaims int DEFAULT 0)
-RETURNS bigint
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = cyclone, pg_temp
-AS $$
-DECLARE
-    v_job bigint;
-BEGIN
-    PERFORM cyclone._require('schedule_tick', p_schedule <> '' AND p_max_reclaims >= 0,
-                             'p_schedule must be a cron schedule and p_max_reclaims >= 0');
-    IF NOT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_cron') THEN
-        RAISE EXCEPTION 'schedule_tick: pg_cron is not installed in database %', current_database()
-            USING ERRCODE = '55000',
-                  HINT = 'CREATE EXTENSION pg_cron (it must be in shared_preload_libraries), or drive tick() from the worker.';
-    END IF;
-    -- Dynamic, schema named at run time: pg_cron is optional and may be absent.
-    EXECUTE format('SELECT %I.schedule($1, $2, $3)', 'cron')
-       INTO v_job
-      USING 'cyclone-tick', p_schedule, format('SELECT cyclone.tick(%s)', p_max_reclaims);
-    RETURN v_job;
-END
-$$;
-COMMENT ON FUNCTION cyclone.schedule_tick(text, int) IS
-    'Have pg_cron run cyclone.tick() on p_schedule (job name cyclone-tick). Needs pg_cron in this database.';
-
-CREATE OR REPLACE FUNCTION cyclone.unschedule_tick()
-RETURNS boolean
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = cyclone, pg_temp
-AS $$
-DECLARE
-    v_found boolean;
-BEGIN
-    IF NOT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_cron') THEN
-        RETURN false;
-    END IF;
-    EXECUTE format('SELECT EXISTS (SELECT 1 FROM %I.job WHERE jobname = $1)', 'cron')
-       INTO v_found USING 'cyclone-tick';
-    IF v_found THEN
-        EXECUTE format('SELECT %I.unschedule($1)', 'cron') USING 'cyclone-tick';
-    END IF;
-    RETURN v_found;
-END
-$$;
-COMMENT ON FUNCTION cyclone.unschedule_tick() IS 'Remove the pg_cron job made by schedule_tick(); false when there was none.';
-
-REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA cyclone FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION cyclone.tick(int) TO cyclone_worker, cyclone_admin;
-GRANT EXECUTE ON FUNCTION cyclone.schedule_tick(text, int), cyclone.unschedule_tick() TO cyclone_admin;
 
 COMMIT;

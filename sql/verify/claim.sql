@@ -14,4 +14,6 @@ SELECT 1 / (SELECT count(*) FROM pg_proc WHERE oid = 'cyclone._admit(bigint[], i
                 AND prosrc LIKE '%cyclone_free_slots%')::int;
 SELECT 1 / (SELECT count(*) FROM pg_proc WHERE proname = 'claim' AND pronamespace = 'cyclone'::regnamespace
                     AND proargnames[array_upper(proargnames, 1)] = 'previous_span')::int;
+-- The engine's statements read the live table only (history.sql).
+SELECT 1 / (pg_get_functiondef('cyclone.renew(bigint, text, bigint, interval)'::regprocedure) ~ 'ONLY cyclone(\.cyclone)?_(runs|steps)')::int;
 ROLLBACK;

@@ -19,4 +19,6 @@ SELECT 1 / (SELECT count(*) FROM pg_proc WHERE oid = 'cyclone._release_slots()':
 SELECT 1 / (NOT has_table_privilege('cyclone_worker', 'cyclone.cyclone_free_slots', 'select'))::int;
 SELECT 1 / (SELECT count(*) FROM pg_proc WHERE oid = 'cyclone._release_slots()'::regprocedure
                 AND prosrc LIKE '%cyclone_free_slots%')::int;
+-- The engine's statements read the live table only (history.sql).
+SELECT 1 / (pg_get_functiondef('cyclone.drop_limit(text)'::regprocedure) ~ 'ONLY cyclone(\.cyclone)?_(runs|steps)')::int;
 ROLLBACK;

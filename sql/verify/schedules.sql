@@ -12,4 +12,6 @@ SELECT 'cyclone.schedule(text, text, text, jsonb, text, text, interval, interval
 SELECT 1 / has_function_privilege('cyclone_worker', 'cyclone.schedule(text, text, text, jsonb, text, text, interval, interval)', 'execute')::int;
 SELECT 1 / (NOT has_function_privilege('cyclone_client', 'cyclone.schedule(text, text, text, jsonb, text, text, interval, interval)', 'execute'))::int;
 SELECT 1 / has_table_privilege('cyclone_client', 'cyclone.cyclone_v_schedules', 'select')::int;
+-- The engine's statements read the live table only (history.sql).
+SELECT 1 / (pg_get_functiondef('cyclone._schedule_cancellations(text[])'::regprocedure) ~ 'ONLY cyclone(\.cyclone)?_(runs|steps)')::int;
 ROLLBACK;

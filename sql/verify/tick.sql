@@ -6,4 +6,6 @@ SELECT 1 / has_function_privilege('cyclone_worker', 'cyclone.tick(int)', 'execut
 SELECT 1 / has_function_privilege('cyclone_admin', 'cyclone.schedule_tick(text, int)', 'execute')::int;
 SELECT 1 / (NOT has_function_privilege('cyclone_worker', 'cyclone.schedule_tick(text, int)', 'execute'))::int;
 SELECT 1 / (NOT has_function_privilege('public', 'cyclone.tick(int)', 'execute'))::int;
+-- The engine's statements read the live table only (history.sql).
+SELECT 1 / (pg_get_functiondef('cyclone.tick(int)'::regprocedure) ~ 'ONLY cyclone(\.cyclone)?_(runs|steps)')::int;
 ROLLBACK;

@@ -1,0 +1,34 @@
+-- Revert cyclone:operator (back to its v0.13.0 state: the functions below as they were)
+BEGIN;
+
+CREATE OR REPLACE FUNCTION cyclone.retry(
+    p_run_id uuid,
+    p_node text,
+    p_additional_attempts int DEFAULT 0,
+    p_reason text DEFAULT NULL)
+RETURNS void
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = cyclone, pg_temp
+AS $$
+DECLARE
+    v_run cyclone.cyclone_runs;
+    v_step cyclone.cyclone_steps;
+BEGIN
+    PERFORM cyclone._require_given('retry', p_node IS NOT NULL AND p_additional_attempts IS NOT NULL,
+                             'p_node and p_additional_attempts are required');
+    PERFORM cyclone._require('retry', p_additional_attempts >= 0, 'p_additional_attempts must not be negative');
+    v_run := cyclone._lock_existing_run('retry', p_run_id);
+    SELECT s.* INTO v_step FROM cyclone_steps s WHERE s.run_id = p_run_id AND s.node = p_node FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'node "%" of run % not found', p_node, p_run_id USING ERRCODE = 'P0002';
+    END IF;
+    IF v_step.state <> 'discarded' THEN
+        RAISE EXCEPTION 'step % ("%") of run % is not discarded (state=%)', v_step.id, p_node, p_run_id, v_step.state
+            USING ERRCODE = '55000';
+    END IF;
+    PERFORM cyclone._reopen(v_run, ARRAY[v_step.id], p_additional_attempts, p_reason);
+END
+$$;
+
+COMMIT;

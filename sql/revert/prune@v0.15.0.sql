@@ -1,0 +1,4 @@
+-- Revert cyclone:prune
+BEGIN;
+DROP FUNCTION cyclone.prune(interval, int);
+COMMIT;

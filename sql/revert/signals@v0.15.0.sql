@@ -1,0 +1,4 @@
+-- Revert cyclone:signals
+BEGIN;
+DROP FUNCTION cyclone.signal(uuid, text, jsonb);
+COMMIT;

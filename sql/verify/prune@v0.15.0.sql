@@ -1,0 +1,7 @@
+-- Verify cyclone:prune
+BEGIN;
+SELECT 'cyclone.prune(interval, int)'::regprocedure;
+SELECT 1 / has_function_privilege('cyclone_admin', 'cyclone.prune(interval, int)', 'execute')::int;
+SELECT 1 / (NOT has_function_privilege('cyclone_worker', 'cyclone.prune(interval, int)', 'execute'))::int;
+SELECT 1 / (NOT has_function_privilege('public', 'cyclone.prune(interval, int)', 'execute'))::int;
+ROLLBACK;

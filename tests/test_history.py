@@ -1,0 +1,89 @@
+"""History at size (docs/history.md): runs finished over several days through
+the engine's own calls, archived, then pruned from the CLI a day at a time."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
+from typing import Any
+
+import psycopg
+from click.testing import Result
+from helpers import wait_for
+
+from cyclone_py.client import Client
+
+RUNS_A_DAY = 4_000
+DAYS = 5
+
+LIVE_SIZE = ("SELECT pg_total_relation_size('cyclone.cyclone_runs')"
+             " + pg_total_relation_size('cyclone.cyclone_steps')")
+
+
+def _finish_a_days_runs(conn: psycopg.Connection[Any]) -> None:
+    conn.execute("SELECT count(*) FROM cyclone.submit_many('daily', array_fill('{}'::jsonb, ARRAY[%s]))",
+                 (RUNS_A_DAY,))
+    done = conn.execute(
+        "WITH c AS (SELECT * FROM cyclone.claim('w', NULL, %s))"
+        " SELECT count(*) FILTER (WHERE m.accepted) FROM cyclone.complete_many('w',"
+        " (SELECT array_agg(step_id ORDER BY step_id) FROM c),"
+        " (SELECT array_agg(lease_generation ORDER BY step_id) FROM c),"
+        " (SELECT array_agg(NULL::jsonb) FROM c)) m", (RUNS_A_DAY,)).fetchone()
+    assert done == (RUNS_A_DAY,)
+
+
+def test_runs_of_several_days_are_archived_by_day_and_pruned_a_day_at_a_time(
+    conn: psycopg.Connection[Any], client: Client, invoke: Callable[..., Result]
+) -> None:
+    conn.execute("""SELECT cyclone.define_workflow('daily', '{"nodes": [{"name": "work"}]}')""")
+    live_sizes = []
+    for _ in range(DAYS):
+        _finish_a_days_runs(conn)
+        while client.archive(1000) > 0:
+            pass
+        conn.execute("VACUUM cyclone.cyclone_runs, cyclone.cyclone_steps")
+        live_sizes.append(conn.execute(LIVE_SIZE).fetchone()[0])
+        client.advance_time(timedelta(days=1))
+
+    assert conn.execute("SELECT count(*) FROM ONLY cyclone.cyclone_runs").fetchone() == (0,)
+    assert conn.execute("SELECT count(*), count(DISTINCT tableoid) FROM cyclone.cyclone_runs").fetchone() == (
+        RUNS_A_DAY * DAYS, DAYS)
+    assert conn.execute("SELECT count(*) FROM cyclone.cyclone_v_steps WHERE state = 'completed'").fetchone() == (
+        RUNS_A_DAY * DAYS,)
+    # The live tables do not grow with the history behind them: after the
+    # first days (a B-tree reuses a page emptied by VACUUM only a cycle
+    # later) their size stays where it was.
+    assert max(live_sizes[1:]) <= 1.2 * live_sizes[1], live_sizes
+
+    client.advance_time(timedelta(days=1))
+    assert invoke("prune", "--older-than", "1d").output.strip() == f"pruned {RUNS_A_DAY * DAYS} runs"
+    assert conn.execute("SELECT count(*) FROM cyclone.cyclone_runs").fetchone() == (0,)
+    assert conn.execute("SELECT count(*) FROM cyclone.cyclone_steps").fetchone() == (0,)
+    assert conn.execute("SELECT count(*) FROM cyclone.cyclone_history").fetchone() == (0,)
+    assert conn.execute(
+        "SELECT count(*) FROM pg_inherits WHERE inhparent IN ('cyclone.cyclone_runs'::regclass,"
+        " 'cyclone.cyclone_steps'::regclass)").fetchone() == (0,)
+    assert conn.execute("SELECT count(*) FROM cyclone.check_invariants()").fetchone() == (0,)
+
+
+def test_a_retry_waiting_for_an_archive_that_moves_its_run_still_reopens_it(
+    conn: psycopg.Connection[Any], dsn: str
+) -> None:
+    # retry_all locks the run first: when archive() holds it (moving it out of
+    # the live table), the retry waits, then finds the run in its day's table
+    # and brings it back, instead of looking for its steps in the live table.
+    conn.execute("""SELECT cyclone.define_workflow('once', '{"max_attempts": 1, "nodes": [{"name": "work"}]}')""")
+    run = conn.execute("SELECT cyclone.submit('once')").fetchone()[0]
+    conn.execute("SELECT cyclone.fail(step_id, 'w', lease_generation, 'boom') FROM cyclone.claim('w', NULL, 1)")
+    with psycopg.connect(dsn) as archiver, psycopg.connect(dsn, autocommit=True) as operator:
+        assert archiver.execute("SELECT cyclone.archive()").fetchone() == (1,)  # moved, not committed
+        with ThreadPoolExecutor(1) as pool:
+            retried = pool.submit(lambda: operator.execute("SELECT cyclone.retry_all(%s)", (run,)).fetchone())
+            wait_for(lambda: conn.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%%retry_all%%'"
+            ).fetchone() == (1,), 10, "the retry waits for the archive")
+            archiver.commit()
+            assert retried.result(timeout=10) == (1,)
+    assert conn.execute("SELECT state, tableoid::regclass::text FROM cyclone.cyclone_runs WHERE id = %s",
+                        (run,)).fetchone() == ("running", "cyclone.cyclone_runs")
