@@ -93,18 +93,27 @@ BEGIN
         v_count := v_count + v_n;
     END LOOP;
 
-    -- Row by row: runs not archived yet, and the day the cutoff falls in (a
-    -- day that ended by the cutoff is left to a later call to drop whole).
+    -- Row by row: runs not archived yet, then those of the day the cutoff
+    -- falls in (a day that ended by the cutoff is left to a later call to drop
+    -- whole; the range keeps this from reading through it).
     v_ids := ARRAY(
-        SELECT r.id FROM cyclone_runs r
+        SELECT r.id FROM ONLY cyclone_runs r
          WHERE r.state IN ('completed', 'failed', 'cancelled')
            AND r.finished_at < v_cutoff
-           AND (r.tableoid = 'cyclone.cyclone_runs'::regclass
-                OR r.finished_at >= date_trunc('day', v_cutoff AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')
            AND NOT EXISTS (SELECT 1 FROM ONLY cyclone_runs p
                             WHERE p.id = r.parent_run_id AND p.state IN ('running', 'paused'))
          ORDER BY r.finished_at
          LIMIT p_limit
+           FOR UPDATE OF r SKIP LOCKED);
+    v_ids := v_ids || ARRAY(
+        SELECT r.id FROM cyclone_runs r
+         WHERE r.finished_at >= date_trunc('day', v_cutoff AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'
+           AND r.finished_at < v_cutoff
+           AND r.tableoid <> 'cyclone.cyclone_runs'::regclass
+           AND NOT EXISTS (SELECT 1 FROM ONLY cyclone_runs p
+                            WHERE p.id = r.parent_run_id AND p.state IN ('running', 'paused'))
+         ORDER BY r.finished_at
+         LIMIT p_limit - cardinality(v_ids)
            FOR UPDATE OF r SKIP LOCKED);
     IF cardinality(v_ids) > 0 THEN
         PERFORM cyclone._forget_runs('cyclone.cyclone_runs', v_ids);
