@@ -1,0 +1,99 @@
+-- Revert cyclone:submit (back to its v0.6.0 deploy script, below)
+-- submit(), submit_many() and get_run(): how any SQL client starts and reads a
+-- run (SPEC section 5). Runs are started by advance.sql's _start_runs, the one
+-- path every run is made by.
+-- Reworked after v0.2.0: one wording for a missing object, '<what> not found'.
+BEGIN;
+
+DROP FUNCTION cyclone.submit(text, jsonb, interval, text, timestamptz, text);
+
+CREATE OR REPLACE FUNCTION cyclone.submit(
+    p_workflow text,
+    p_input jsonb DEFAULT '{}',
+    p_deadline interval DEFAULT NULL,
+    p_idempotency_key text DEFAULT NULL,
+    p_run_at timestamptz DEFAULT NULL)
+RETURNS uuid
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = cyclone, pg_temp
+SET plan_cache_mode = force_generic_plan
+AS $$
+BEGIN
+    IF p_workflow IS NULL THEN
+        RAISE EXCEPTION 'submit: p_workflow must not be NULL' USING ERRCODE = '22004';
+    END IF;
+    IF p_input IS NULL THEN
+        RAISE EXCEPTION 'submit: p_input must not be NULL (use ''{}'')' USING ERRCODE = '22004';
+    END IF;
+    IF p_idempotency_key = '' THEN
+        RAISE EXCEPTION 'submit: p_idempotency_key must not be empty' USING ERRCODE = '22023';
+    END IF;
+    PERFORM cyclone._check_payload('submit: p_input', p_input);
+    RETURN (cyclone._start_runs(p_workflow, ARRAY[p_input], p_deadline, p_idempotency_key, p_run_at, NULL, NULL))[1];
+END
+$$;
+COMMENT ON FUNCTION cyclone.submit(text, jsonb, interval, text, timestamptz) IS
+    'Start a run of a workflow (SPEC section 5). Unknown workflow: P0002. Returns the run id.';
+
+CREATE OR REPLACE FUNCTION cyclone.submit_many(
+    p_workflow text,
+    p_inputs jsonb[],
+    p_deadline interval DEFAULT NULL)
+RETURNS SETOF uuid
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = cyclone, pg_temp
+AS $$
+BEGIN
+    IF p_workflow IS NULL OR p_inputs IS NULL THEN
+        RAISE EXCEPTION 'submit_many: p_workflow and p_inputs must not be NULL' USING ERRCODE = '22004';
+    END IF;
+    IF array_position(p_inputs, NULL) IS NOT NULL THEN
+        RAISE EXCEPTION 'submit_many: input % is NULL', array_position(p_inputs, NULL) USING ERRCODE = '22004';
+    END IF;
+    PERFORM cyclone._check_payload(format('submit_many: input %s', i.ord), i.input)
+       FROM unnest(p_inputs) WITH ORDINALITY AS i(input, ord);
+    -- No inputs start nothing, but an unknown workflow is still P0002.
+    RETURN QUERY SELECT unnest(cyclone._start_runs(p_workflow, p_inputs, p_deadline, NULL, NULL, NULL, NULL));
+END
+$$;
+COMMENT ON FUNCTION cyclone.submit_many(text, jsonb[], interval) IS
+    'Start one run per input, in order, all or nothing.';
+
+CREATE OR REPLACE FUNCTION cyclone.get_run(p_run_id uuid)
+RETURNS TABLE (id uuid, workflow text, state text, error_kind text, error text, input jsonb,
+               output jsonb, created_at timestamptz, finished_at timestamptz, deadline_at timestamptz)
+LANGUAGE plpgsql STABLE
+SECURITY DEFINER
+SET search_path = cyclone, pg_temp
+AS $$
+#variable_conflict use_column
+BEGIN
+    IF p_run_id IS NULL THEN
+        RAISE EXCEPTION 'get_run: p_run_id must not be NULL' USING ERRCODE = '22004';
+    END IF;
+    RETURN QUERY
+    SELECT r.id, r.workflow, r.state, f.error_kind, f.error, r.input, r.output, r.created_at,
+           r.finished_at, r.deadline_at
+      FROM cyclone_runs r
+      LEFT JOIN LATERAL (
+          SELECT s.error_kind, s.error FROM cyclone_steps s
+           WHERE s.run_id = r.id AND s.state = 'discarded' AND NOT s.contained
+           ORDER BY s.finished_at, s.id
+           LIMIT 1) f ON true
+     WHERE r.id = p_run_id;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'run % not found', p_run_id USING ERRCODE = 'P0002';
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION cyclone.get_run(uuid) IS
+    'One run with the error of the discard that failed it (NULL when none). Unknown id: P0002.';
+
+REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA cyclone FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION cyclone.submit(text, jsonb, interval, text, timestamptz),
+                          cyclone.submit_many(text, jsonb[], interval), cyclone.get_run(uuid)
+    TO cyclone_client, cyclone_admin;
+
+COMMIT;
