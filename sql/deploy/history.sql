@@ -104,6 +104,25 @@ BEGIN
 END
 $$;
 
+-- Moves the given finished runs of one day, with their steps, into its tables
+-- (made when missing); returns how many runs moved.
+CREATE OR REPLACE FUNCTION cyclone._archive_day(p_day date, p_ids uuid[])
+RETURNS int
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_day cyclone.cyclone_history := cyclone._history_day(p_day);
+    v_n int;
+BEGIN
+    EXECUTE format('WITH s AS (DELETE FROM ONLY cyclone.cyclone_steps s WHERE s.run_id = ANY ($1) RETURNING s.*) '
+                   'INSERT INTO %s SELECT * FROM s', v_day.steps) USING p_ids;
+    EXECUTE format('WITH r AS (DELETE FROM ONLY cyclone.cyclone_runs r WHERE r.id = ANY ($1) RETURNING r.*) '
+                   'INSERT INTO %s SELECT * FROM r', v_day.runs) USING p_ids;
+    GET DIAGNOSTICS v_n = ROW_COUNT;
+    RETURN v_n;
+END
+$$;
+
 -- archive(): moves up to p_limit finished runs, oldest first, with their steps,
 -- into the tables of the day they finished. A run whose parent is live, or
 -- that has a live child, stays (a tree leaves together once its root is done,
@@ -117,7 +136,6 @@ SET search_path = cyclone, pg_temp
 AS $$
 DECLARE
     v_batch record;
-    v_day cyclone.cyclone_history;
     v_moved int := 0;
     v_n int;
 BEGIN
@@ -137,12 +155,13 @@ BEGIN
         SELECT cyclone._history_day_of(b.finished_at) AS day, array_agg(b.id) AS ids
           FROM batch b GROUP BY 1 ORDER BY 1
     LOOP
-        v_day := cyclone._history_day(v_batch.day);
-        EXECUTE format('WITH s AS (DELETE FROM ONLY cyclone.cyclone_steps s WHERE s.run_id = ANY ($1) RETURNING s.*) '
-                       'INSERT INTO %s SELECT * FROM s', v_day.steps) USING v_batch.ids;
-        EXECUTE format('WITH r AS (DELETE FROM ONLY cyclone.cyclone_runs r WHERE r.id = ANY ($1) RETURNING r.*) '
-                       'INSERT INTO %s SELECT * FROM r', v_day.runs) USING v_batch.ids;
-        GET DIAGNOSTICS v_n = ROW_COUNT;
+        BEGIN
+            v_n := cyclone._archive_day(v_batch.day, v_batch.ids);
+        EXCEPTION WHEN undefined_table THEN
+            -- A prune dropped the day's tables (its day is past the cutoff)
+            -- after this read them: make them again; a later prune drops them.
+            v_n := cyclone._archive_day(v_batch.day, v_batch.ids);
+        END;
         v_moved := v_moved + v_n;
     END LOOP;
     RETURN v_moved;

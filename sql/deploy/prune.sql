@@ -33,9 +33,9 @@ BEGIN
 END
 $$;
 
--- Drops one history day; returns how many runs went, or NULL when its tables
--- could not be locked within a second (a long reader of cyclone_runs): the
--- next prune takes it.
+-- Drops one history day; returns how many runs went (0 when another prune
+-- dropped it first), or NULL when its tables could not be locked within a
+-- second (a long reader of cyclone_runs): the next prune takes it.
 CREATE OR REPLACE FUNCTION cyclone._drop_history_day(p_day cyclone.cyclone_history)
 RETURNS int
 LANGUAGE plpgsql
@@ -49,8 +49,11 @@ BEGIN
         PERFORM set_config('lock_timeout', '1s', true);
         EXECUTE format('LOCK TABLE %s, %s IN ACCESS EXCLUSIVE MODE', p_day.runs, p_day.steps);
         PERFORM set_config('lock_timeout', v_timeout, true);
-    EXCEPTION WHEN lock_not_available THEN
-        RETURN NULL;
+    EXCEPTION
+        WHEN lock_not_available THEN
+            RETURN NULL;
+        WHEN undefined_table THEN  -- a prune beside this one dropped it while this one waited
+            RETURN 0;
     END;
     FOR v_id IN EXECUTE format(
         'SELECT c.id FROM %s c WHERE c.parent_run_id IS NOT NULL AND EXISTS ('

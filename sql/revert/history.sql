@@ -18,6 +18,7 @@ $$;
 
 DROP FUNCTION cyclone._revive(uuid);
 DROP FUNCTION cyclone.archive(int);
+DROP FUNCTION cyclone._archive_day(date, uuid[]);
 DROP FUNCTION cyclone._history_day(date);
 DROP FUNCTION cyclone._history_day_of(timestamptz);
 DROP TABLE cyclone.cyclone_history;
