@@ -51,7 +51,6 @@ ALTER TABLE cyclone.cyclone_audit DROP CONSTRAINT cyclone_audit_run_id_fkey;
 ALTER TABLE cyclone.cyclone_step_errors DROP CONSTRAINT cyclone_step_errors_run_id_fkey,
                                         DROP CONSTRAINT cyclone_step_errors_step_id_fkey;
 ALTER TABLE cyclone.cyclone_schedule_runs DROP CONSTRAINT cyclone_schedule_runs_run_id_fkey;
-CREATE INDEX cyclone_audit_run_only ON cyclone.cyclone_audit (run_id);
 
 -- The UTC day a finished run is archived under.
 CREATE OR REPLACE FUNCTION cyclone._history_day_of(p_finished_at timestamptz)
@@ -59,6 +58,14 @@ RETURNS date
 LANGUAGE sql IMMUTABLE
 AS $$
     SELECT (p_finished_at AT TIME ZONE 'UTC')::date
+$$;
+
+-- The name of a day's table of runs or steps (p_kind: 'runs' or 'steps').
+CREATE OR REPLACE FUNCTION cyclone._history_table(p_kind text, p_day date)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+AS $$
+    SELECT format('cyclone.%I', 'cyclone_' || p_kind || '_' || to_char(p_day, 'YYYY_MM_DD'))
 $$;
 
 -- The tables of one day, created when missing (names qualified: the tables'
@@ -71,7 +78,8 @@ LANGUAGE plpgsql
 AS $$
 DECLARE
     v_day cyclone.cyclone_history;
-    v_suffix text := to_char(p_day, 'YYYY_MM_DD');
+    v_runs text := cyclone._history_table('runs', p_day);
+    v_steps text := cyclone._history_table('steps', p_day);
     v_from timestamptz := p_day::timestamp AT TIME ZONE 'UTC';
     v_to timestamptz := (p_day + 1)::timestamp AT TIME ZONE 'UTC';
 BEGIN
@@ -86,19 +94,15 @@ BEGIN
         RETURN v_day;
     END IF;
     EXECUTE format(
-        'CREATE TABLE cyclone.%I (LIKE cyclone.cyclone_runs INCLUDING CONSTRAINTS INCLUDING INDEXES, '
+        'CREATE TABLE %s (LIKE cyclone.cyclone_runs INCLUDING CONSTRAINTS INCLUDING INDEXES, '
         'CONSTRAINT history_run_finished CHECK (state IN (''completed'', ''failed'', ''cancelled'')), '
-        'CONSTRAINT history_run_day CHECK (finished_at >= %L AND finished_at < %L))',
-        'cyclone_runs_' || v_suffix, v_from, v_to);
-    EXECUTE format('ALTER TABLE cyclone.%I INHERIT cyclone.cyclone_runs', 'cyclone_runs_' || v_suffix);
+        'CONSTRAINT history_run_day CHECK (finished_at >= %L AND finished_at < %L))', v_runs, v_from, v_to);
+    EXECUTE format('ALTER TABLE %s INHERIT cyclone.cyclone_runs', v_runs);
     EXECUTE format(
-        'CREATE TABLE cyclone.%I (LIKE cyclone.cyclone_steps INCLUDING CONSTRAINTS INCLUDING INDEXES, '
-        'CONSTRAINT history_step_finished CHECK (state IN (''completed'', ''discarded'', ''cancelled'')))',
-        'cyclone_steps_' || v_suffix);
-    EXECUTE format('ALTER TABLE cyclone.%I INHERIT cyclone.cyclone_steps', 'cyclone_steps_' || v_suffix);
-    INSERT INTO cyclone.cyclone_history (day, runs, steps)
-    VALUES (p_day, format('cyclone.%I', 'cyclone_runs_' || v_suffix)::regclass,
-            format('cyclone.%I', 'cyclone_steps_' || v_suffix)::regclass)
+        'CREATE TABLE %s (LIKE cyclone.cyclone_steps INCLUDING CONSTRAINTS INCLUDING INDEXES, '
+        'CONSTRAINT history_step_finished CHECK (state IN (''completed'', ''discarded'', ''cancelled'')))', v_steps);
+    EXECUTE format('ALTER TABLE %s INHERIT cyclone.cyclone_steps', v_steps);
+    INSERT INTO cyclone.cyclone_history (day, runs, steps) VALUES (p_day, v_runs::regclass, v_steps::regclass)
     RETURNING * INTO v_day;
     RETURN v_day;
 END

@@ -36,36 +36,40 @@ $$;
 -- Drops one history day; returns how many runs went (0 when another prune
 -- dropped it first), or NULL when its tables could not be locked within a
 -- second (a long reader of cyclone_runs): the next prune takes it.
-CREATE OR REPLACE FUNCTION cyclone._drop_history_day(p_day cyclone.cyclone_history)
+CREATE OR REPLACE FUNCTION cyclone._drop_history_day(p_day date)
 RETURNS int
 LANGUAGE plpgsql
 AS $$
 DECLARE
+    -- By name, not by the OID in cyclone_history: a day another prune dropped
+    -- meanwhile is then a missing table, not an OID with no name.
+    v_runs text := cyclone._history_table('runs', p_day);
+    v_steps text := cyclone._history_table('steps', p_day);
     v_timeout text := current_setting('lock_timeout');
     v_id uuid;
     v_count int;
 BEGIN
     BEGIN
         PERFORM set_config('lock_timeout', '1s', true);
-        EXECUTE format('LOCK TABLE %s, %s IN ACCESS EXCLUSIVE MODE', p_day.runs, p_day.steps);
+        EXECUTE format('LOCK TABLE %s, %s IN ACCESS EXCLUSIVE MODE', v_runs, v_steps);
         PERFORM set_config('lock_timeout', v_timeout, true);
     EXCEPTION
         WHEN lock_not_available THEN
             RETURN NULL;
-        WHEN undefined_table THEN  -- a prune beside this one dropped it while this one waited
+        WHEN undefined_table THEN  -- a prune beside this one dropped it first
             RETURN 0;
     END;
     FOR v_id IN EXECUTE format(
         'SELECT c.id FROM %s c WHERE c.parent_run_id IS NOT NULL AND EXISTS ('
         'SELECT 1 FROM ONLY cyclone.cyclone_runs p WHERE p.id = c.parent_run_id AND p.state IN (''running'', ''paused''))',
-        p_day.runs)
+        v_runs)
     LOOP
         PERFORM cyclone._revive(v_id);
     END LOOP;
-    PERFORM cyclone._forget_runs(p_day.runs, NULL);
-    EXECUTE format('SELECT count(*) FROM %s', p_day.runs) INTO v_count;
-    EXECUTE format('DROP TABLE %s, %s', p_day.runs, p_day.steps);
-    DELETE FROM cyclone.cyclone_history h WHERE h.day = p_day.day;
+    PERFORM cyclone._forget_runs(v_runs::regclass, NULL);
+    EXECUTE format('SELECT count(*) FROM %s', v_runs) INTO v_count;
+    EXECUTE format('DROP TABLE %s, %s', v_runs, v_steps);
+    DELETE FROM cyclone.cyclone_history h WHERE h.day = p_day;
     RETURN v_count;
 END
 $$;
@@ -91,7 +95,7 @@ BEGIN
     FOR v_day IN SELECT h.* FROM cyclone_history h
                   WHERE (h.day + 1)::timestamp AT TIME ZONE 'UTC' <= v_cutoff ORDER BY h.day LIMIT 10
     LOOP
-        v_n := cyclone._drop_history_day(v_day);
+        v_n := cyclone._drop_history_day(v_day.day);
         EXIT WHEN v_n IS NULL;
         v_count := v_count + v_n;
     END LOOP;

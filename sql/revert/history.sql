@@ -20,10 +20,10 @@ DROP FUNCTION cyclone._revive(uuid);
 DROP FUNCTION cyclone.archive(int);
 DROP FUNCTION cyclone._archive_day(date, uuid[]);
 DROP FUNCTION cyclone._history_day(date);
+DROP FUNCTION cyclone._history_table(text, date);
 DROP FUNCTION cyclone._history_day_of(timestamptz);
 DROP TABLE cyclone.cyclone_history;
 
-DROP INDEX cyclone.cyclone_audit_run_only;
 ALTER TABLE cyclone.cyclone_schedule_runs ADD CONSTRAINT cyclone_schedule_runs_run_id_fkey
     FOREIGN KEY (run_id) REFERENCES cyclone.cyclone_runs (id) ON DELETE CASCADE;
 ALTER TABLE cyclone.cyclone_step_errors

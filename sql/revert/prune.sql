@@ -1,7 +1,7 @@
 -- Revert cyclone:prune (back to its v0.15.0 body: row by row, cascades)
 BEGIN;
 
-DROP FUNCTION cyclone._drop_history_day(cyclone.cyclone_history);
+DROP FUNCTION cyclone._drop_history_day(date);
 DROP FUNCTION cyclone._forget_runs(regclass, uuid[]);
 
 CREATE OR REPLACE FUNCTION cyclone.prune(p_older_than interval, p_limit int DEFAULT 1000)
