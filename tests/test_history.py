@@ -4,13 +4,12 @@ the engine's own calls, archived, then pruned from the CLI a day at a time."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from typing import Any
 
 import psycopg
 from click.testing import Result
-from helpers import wait_for
+from sqlapi import Call, connect, wait_until_blocked
 
 from cyclone_py.client import Client
 
@@ -67,6 +66,25 @@ def test_runs_of_several_days_are_archived_by_day_and_pruned_a_day_at_a_time(
     assert conn.execute("SELECT count(*) FROM cyclone.check_invariants()").fetchone() == (0,)
 
 
+def _once_finished(conn: psycopg.Connection[Any], n: int) -> None:
+    """n one-step runs of workflow 'once', finished."""
+    conn.execute("""SELECT cyclone.define_workflow('once', '{"nodes": [{"name": "work"}]}')""")
+    conn.execute("SELECT cyclone.submit('once') FROM generate_series(1, %s)", (n,))
+    conn.execute("SELECT cyclone.complete(step_id, 'w', lease_generation) FROM cyclone.claim('w', NULL, %s)", (n,))
+
+
+def _after_commit(dsn: str, holder: psycopg.Connection[Any], waiter: psycopg.Connection[Any], query: str,
+                  params: tuple[Any, ...] = ()) -> Any:
+    """Run ``query`` on ``waiter`` while ``holder``'s open transaction blocks
+    it, commit ``holder``, and return the query's row."""
+    call = Call(lambda: waiter.execute(query, params).fetchone())
+    call.start()
+    with connect(dsn) as observer:
+        wait_until_blocked(observer, waiter.info.backend_pid)
+    holder.commit()
+    return call.value(timeout=10)
+
+
 def test_a_retry_waiting_for_an_archive_that_moves_its_run_still_reopens_it(
     conn: psycopg.Connection[Any], dsn: str
 ) -> None:
@@ -78,13 +96,7 @@ def test_a_retry_waiting_for_an_archive_that_moves_its_run_still_reopens_it(
     conn.execute("SELECT cyclone.fail(step_id, 'w', lease_generation, 'boom') FROM cyclone.claim('w', NULL, 1)")
     with psycopg.connect(dsn) as archiver, psycopg.connect(dsn, autocommit=True) as operator:
         assert archiver.execute("SELECT cyclone.archive()").fetchone() == (1,)  # moved, not committed
-        with ThreadPoolExecutor(1) as pool:
-            retried = pool.submit(lambda: operator.execute("SELECT cyclone.retry_all(%s)", (run,)).fetchone())
-            wait_for(lambda: conn.execute(
-                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%%retry_all%%'"
-            ).fetchone() == (1,), 10, "the retry waits for the archive")
-            archiver.commit()
-            assert retried.result(timeout=10) == (1,)
+        assert _after_commit(dsn, archiver, operator, "SELECT cyclone.retry_all(%s)", (run,)) == (1,)
     assert conn.execute("SELECT state, tableoid::regclass::text FROM cyclone.cyclone_runs WHERE id = %s",
                         (run,)).fetchone() == ("running", "cyclone.cyclone_runs")
 
@@ -92,20 +104,12 @@ def test_a_retry_waiting_for_an_archive_that_moves_its_run_still_reopens_it(
 def test_two_prunes_at_once_drop_each_day_once(conn: psycopg.Connection[Any], dsn: str) -> None:
     # The second prune waits for the first one's lock on a day, then finds the
     # day gone: it counts nothing for it and fails nothing.
-    conn.execute("""SELECT cyclone.define_workflow('once', '{"nodes": [{"name": "work"}]}')""")
-    conn.execute("SELECT cyclone.submit('once') FROM generate_series(1, 3)")
-    conn.execute("SELECT cyclone.complete(step_id, 'w', lease_generation) FROM cyclone.claim('w', NULL, 3)")
+    _once_finished(conn, 3)
     assert conn.execute("SELECT cyclone.archive()").fetchone() == (3,)
     conn.execute("SELECT cyclone.advance_time('3 days')")
     with psycopg.connect(dsn) as first, psycopg.connect(dsn, autocommit=True) as second:
         assert first.execute("SELECT cyclone.prune('1 day')").fetchone() == (3,)  # dropped, not committed
-        with ThreadPoolExecutor(1) as pool:
-            other = pool.submit(lambda: second.execute("SELECT cyclone.prune('1 day')").fetchone())
-            wait_for(lambda: conn.execute(
-                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%%prune%%'"
-            ).fetchone() == (1,), 10, "the second prune waits for the first")
-            first.commit()
-            assert other.result(timeout=10) == (0,)
+        assert _after_commit(dsn, first, second, "SELECT cyclone.prune('1 day')") == (0,)
     assert conn.execute("SELECT count(*) FROM cyclone.cyclone_runs").fetchone() == (0,)
 
 
@@ -115,21 +119,13 @@ def test_an_archive_into_a_day_that_a_prune_drops_meanwhile_makes_the_day_again(
     # Finished runs of a day past the cutoff, still live (a backlog after an
     # upgrade): a prune drops the day's tables while archive() waits to write
     # into them; archive makes the day again instead of failing the tick.
-    conn.execute("""SELECT cyclone.define_workflow('once', '{"nodes": [{"name": "work"}]}')""")
-    conn.execute("SELECT cyclone.submit('once') FROM generate_series(1, 3)")
-    conn.execute("SELECT cyclone.complete(step_id, 'w', lease_generation) FROM cyclone.claim('w', NULL, 3)")
+    _once_finished(conn, 3)
     assert conn.execute("SELECT cyclone.archive(1)").fetchone() == (1,)  # the day has its tables
     conn.execute("SELECT cyclone.advance_time('3 days')")
     with psycopg.connect(dsn) as pruner, psycopg.connect(dsn, autocommit=True) as archiver:
         # The day, and one of the two live runs row by row; not committed.
         assert pruner.execute("SELECT cyclone.prune('1 day', 1)").fetchone() == (2,)
-        with ThreadPoolExecutor(1) as pool:
-            moved = pool.submit(lambda: archiver.execute("SELECT cyclone.archive()").fetchone())
-            wait_for(lambda: conn.execute(
-                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%%archive%%'"
-            ).fetchone() == (1,), 10, "the archive waits for the prune")
-            pruner.commit()
-            assert moved.result(timeout=10) == (1,)
+        assert _after_commit(dsn, pruner, archiver, "SELECT cyclone.archive()") == (1,)
     assert conn.execute("SELECT count(*), bool_and(tableoid <> 'cyclone.cyclone_runs'::regclass)"
                         " FROM cyclone.cyclone_runs").fetchone() == (1, True)
     assert conn.execute("SELECT cyclone.prune('1 day')").fetchone() == (1,)
