@@ -219,26 +219,18 @@ SELECT {step_exprs}
             step_cols=step_cols, step_exprs=step_exprs)
 
 
-def _history_day(c: psycopg.Connection[Any], days: str, params: tuple[Any, ...] = ()) -> list[sql.Identifier]:
-    """The runs and steps tables of the days ``days`` (SQL returning rows of
-    cyclone.cyclone_history, e.g. ``cyclone._history_day(%s)``), in day order.
-    Run under ``search_path = cyclone``: _history_day() reads cyclone_history
-    unqualified, as its callers in the engine (archive, tick) set that path.
-    The names in a statement of their own: tables made by the first one are
-    not in its snapshot."""
-    with c.transaction():
-        c.execute("SET LOCAL search_path = cyclone, pg_temp")
-        oids = [int(o) for row in c.execute(f"SELECT d.runs::oid, d.steps::oid FROM {days} d ORDER BY d.day",
-                                            params).fetchall() for o in row]
-    rows = c.execute("SELECT n.nspname, c.relname FROM unnest(%s::oid[]) WITH ORDINALITY t (oid, i) "
-                     "JOIN pg_class c ON c.oid = t.oid JOIN pg_namespace n ON n.oid = c.relnamespace "
-                     "ORDER BY t.i", (oids,)).fetchall()
-    return [sql.Identifier(str(nsp), str(rel)) for nsp, rel in rows]
+def _day_tables(c: psycopg.Connection[Any], days: str, params: tuple[Any, ...] = ()) -> list[sql.Composable]:
+    """The runs and steps tables (``cyclone._history_table()``'s names) of the
+    days that ``days`` returns (SQL returning rows with a ``day`` column), in
+    day order."""
+    return [sql.SQL(str(n)) for (n,) in c.execute(
+        f"SELECT cyclone._history_table(k, d.day) FROM {days} d, unnest(ARRAY['runs', 'steps']) k ORDER BY d.day, k",
+        params).fetchall()]
 
 
-def _history_tables(c: psycopg.Connection[Any]) -> list[sql.Identifier]:
+def _history_tables(c: psycopg.Connection[Any]) -> list[sql.Composable]:
     """Every day's tables, runs and steps, as cyclone_history lists them."""
-    return _history_day(c, "cyclone.cyclone_history")
+    return _day_tables(c, "cyclone.cyclone_history")
 
 
 def load_history(c: psycopg.Connection[Any], runs: int, *, live: bool = False,
@@ -267,7 +259,8 @@ def load_history(c: psycopg.Connection[Any], runs: int, *, live: bool = False,
         else:
             for day, day_lo, day_hi in c.execute(DAYS, params).fetchall():
                 if day not in day_statements:
-                    day_runs, day_steps = _history_day(c, "cyclone._history_day(%s)", (day,))
+                    c.execute("SELECT cyclone._history_day(%s)", (day,))
+                    day_runs, day_steps = _day_tables(c, "(SELECT %s::date AS day)", (day,))
                     day_statements[day] = _load_statement(c, day_runs, day_steps, day=True)
                 c.execute(day_statements[day], {**params, "lo": day_lo, "hi": day_hi})
                 statements += 1
@@ -490,9 +483,8 @@ def archive(dbs: harness.Databases, runs: int, limit: int) -> dict[str, Any]:
             load = load_history(c, runs, live=True, tpl=tpl)
             loaded = sizes(c)
             t = time.perf_counter()
-            days = len(_history_day(c, "(SELECT h.* FROM (SELECT DISTINCT cyclone._history_day_of(r.finished_at) "
-                                       "AS day FROM ONLY cyclone.cyclone_runs r) x "
-                                       "CROSS JOIN LATERAL cyclone._history_day(x.day) h)")) // 2
+            days = _one(c, "SELECT count(cyclone._history_day(x.day)) FROM (SELECT DISTINCT "
+                           "cyclone._history_day_of(r.finished_at) AS day FROM ONLY cyclone.cyclone_runs r) x")
             days_s = time.perf_counter() - t
             archived, calls = _timed_until_zero(c, ARCHIVE, limit, runs // limit + 10)
             logger.info("archive: %s runs in %d calls, %.3fs", f"{archived:,}", len(calls), sum(calls))
