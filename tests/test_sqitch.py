@@ -103,3 +103,27 @@ def test_an_upgrade_keeps_idempotency_keys_and_a_revert_brings_archived_runs_bac
     assert (live, steps, children) == ((2,), (4,), (0,))
     assert again == old
     db.sqitch(["deploy"], empty_db, quiet=True)
+
+
+def test_an_upgrade_queues_the_finished_live_runs_and_a_revert_gives_back_their_indexes(empty_db: str) -> None:
+    # live_runs (after v0.16.0) queues the finished runs of the live table for
+    # archive() when it is deployed; reverting it makes the live table's
+    # indexes on state and finish time again, which the release before reads.
+    db.sqitch(["deploy", "--to", "@v0.16.0"], empty_db, quiet=True)
+    with psycopg.connect(empty_db, autocommit=True) as c:
+        c.execute("""SELECT cyclone.define_workflow('w', '{"nodes": [{"name": "a"}]}')""")
+        finished = c.execute("SELECT cyclone.submit('w')").fetchone()
+        c.execute("SELECT cyclone.complete(c.step_id, 'w1', c.lease_generation) FROM cyclone.claim('w1', NULL, 10) c")
+        c.execute("SELECT cyclone.submit('w')")
+    db.sqitch(["deploy"], empty_db, quiet=True)
+    with psycopg.connect(empty_db, autocommit=True) as c:
+        assert c.execute("SELECT array_agg(run_id) FROM cyclone.cyclone_archive_queue").fetchone() == ([finished[0]],)
+        assert c.execute("SELECT count(*)::int FROM cyclone.check_invariants()").fetchone() == (0,)
+        assert c.execute("SELECT cyclone.archive()").fetchone() == (1,)
+    db.sqitch(["revert", "-y", "--to", "@v0.16.0"], empty_db, quiet=True)
+    with psycopg.connect(empty_db, autocommit=True) as c:
+        indexes = {r[0] for r in c.execute(
+            "SELECT indexrelid::regclass::text FROM pg_index WHERE indrelid = 'cyclone.cyclone_runs'::regclass")}
+    assert {"cyclone.cyclone_runs_state_created", "cyclone.cyclone_runs_finished",
+            "cyclone.cyclone_runs_live"} <= indexes
+    db.sqitch(["deploy"], empty_db, quiet=True)

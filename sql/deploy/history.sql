@@ -1,81 +1,16 @@
 -- Deploy cyclone:history
--- requires: tables step_errors schedules audit checks clock
--- History (docs/history.md): finished runs leave the tables the hot path
--- touches. cyclone_runs and cyclone_steps keep the live rows (and runs that
--- finished since the last archive()); each UTC day of finished runs has a table
--- of its own for its runs and one for their steps, inheritance children of
--- cyclone_runs and cyclone_steps. A query on cyclone_runs, cyclone_steps or a
--- view over them reads the children too, so every run is where users look
--- until it is pruned; the engine's own statements read the live tables with
--- ONLY. prune() drops a whole day by dropping its two tables.
---
--- Inheritance, not PARTITION BY: a partitioned table's primary key must
--- include its partition key, and cyclone_runs keeps id as its primary key
--- (SPEC 3) with the live rows in a table of their own. Children are created
--- here, not ahead of need by an extension: _history_day() makes a day's
--- tables the first time a run of that day is archived (tick() makes today's
--- and tomorrow's ahead).
---
--- What leaves the live tables with a run: its steps. What stays where it was:
--- its audit rows, step errors, schedule row and idempotency key, which prune()
--- deletes with the run; their foreign keys to the live tables go (a cascade
--- would delete them at archive). A run's unconsumed signals are deleted when it
--- is archived (nothing can consume them). An idempotency key is unique over
--- every kept run through cyclone_run_keys, a table of its own that rows never
--- leave until prune.
+-- requires: history@v0.16.0 tables step_errors schedules audit checks clock live_runs
+-- Reworked after v0.16.0 (the functions below): archive() finds the finished
+-- runs of the live table in cyclone_archive_queue (live_runs.sql), and a run
+-- leaves the queue with the live table (_archive_day) or enters it again when
+-- it comes back finished (_revive). A day's table of runs gets the indexes the
+-- live table no longer has. history@v0.16.0.sql has the rest of the change.
 BEGIN;
 
-CREATE TABLE cyclone.cyclone_history (
-    day   date PRIMARY KEY,
-    runs  regclass NOT NULL UNIQUE,
-    steps regclass NOT NULL UNIQUE
-);
-COMMENT ON TABLE cyclone.cyclone_history IS
-    'One row per UTC day of archived runs: the tables (children of cyclone_runs and cyclone_steps) that hold them.';
-GRANT SELECT ON cyclone.cyclone_history TO cyclone_admin;
-
-CREATE TABLE cyclone.cyclone_run_keys (
-    workflow text NOT NULL,
-    key      text NOT NULL,
-    run_id   uuid NOT NULL,
-    PRIMARY KEY (workflow, key)
-);
-COMMENT ON TABLE cyclone.cyclone_run_keys IS
-    'Idempotency keys of every kept run, live or archived (SPEC 5): the key stays unique until prune.';
-INSERT INTO cyclone.cyclone_run_keys (workflow, key, run_id)
-SELECT r.workflow, r.idempotency_key, r.id FROM cyclone.cyclone_runs r WHERE r.idempotency_key IS NOT NULL;
-DROP INDEX cyclone.cyclone_runs_idempotency_key;
-
-ALTER TABLE cyclone.cyclone_runs DROP CONSTRAINT cyclone_runs_parent_run_id_fkey;
-ALTER TABLE cyclone.cyclone_audit DROP CONSTRAINT cyclone_audit_run_id_fkey;
-ALTER TABLE cyclone.cyclone_step_errors DROP CONSTRAINT cyclone_step_errors_run_id_fkey,
-                                        DROP CONSTRAINT cyclone_step_errors_step_id_fkey;
-ALTER TABLE cyclone.cyclone_schedule_runs DROP CONSTRAINT cyclone_schedule_runs_run_id_fkey;
-
--- The UTC day a finished run is archived under.
-CREATE OR REPLACE FUNCTION cyclone._history_day_of(p_finished_at timestamptz)
-RETURNS date
-LANGUAGE sql IMMUTABLE
-AS $$
-    SELECT (p_finished_at AT TIME ZONE 'UTC')::date
-$$;
-
--- The name of a day's table of runs or steps (p_kind: 'runs' or 'steps').
-CREATE OR REPLACE FUNCTION cyclone._history_table(p_kind text, p_day date)
-RETURNS text
-LANGUAGE sql IMMUTABLE
-AS $$
-    SELECT format('cyclone.%I', 'cyclone_' || p_kind || '_' || to_char(p_day, 'YYYY_MM_DD'))
-$$;
-
--- The tables of one day, created when missing (names qualified: the tables'
--- owner may call it directly, as the history bench does). Both inherit the live table's
--- columns and CHECKs and copy its indexes (the partial ones on live states stay
--- empty), so that reads through the parent find a day's rows by the same keys.
 CREATE OR REPLACE FUNCTION cyclone._history_day(p_day date)
-RETURNS cyclone.cyclone_history
-LANGUAGE plpgsql
-AS $$
+ RETURNS cyclone.cyclone_history
+ LANGUAGE plpgsql
+AS $function$
 DECLARE
     v_day cyclone.cyclone_history;
     v_runs text := cyclone._history_table('runs', p_day);
@@ -98,6 +33,10 @@ BEGIN
         'CONSTRAINT history_run_finished CHECK (state IN (''completed'', ''failed'', ''cancelled'')), '
         'CONSTRAINT history_run_day CHECK (finished_at >= %L AND finished_at < %L))', v_runs, v_from, v_to);
     EXECUTE format('ALTER TABLE %s INHERIT cyclone.cyclone_runs', v_runs);
+    -- What the live table has no index for (live_runs.sql): runs by state for
+    -- the list pages, and by finish time for prune's day the cutoff falls in.
+    EXECUTE format('CREATE INDEX ON %s (state, created_at, id)', v_runs);
+    EXECUTE format('CREATE INDEX ON %s (finished_at)', v_runs);
     EXECUTE format(
         'CREATE TABLE %s (LIKE cyclone.cyclone_steps INCLUDING CONSTRAINTS INCLUDING INDEXES, '
         'CONSTRAINT history_step_finished CHECK (state IN (''completed'', ''discarded'', ''cancelled'')))', v_steps);
@@ -106,14 +45,12 @@ BEGIN
     RETURNING * INTO v_day;
     RETURN v_day;
 END
-$$;
+$function$;
 
--- Moves the given finished runs of one day, with their steps, into its tables
--- (made when missing); returns how many runs moved.
 CREATE OR REPLACE FUNCTION cyclone._archive_day(p_day date, p_ids uuid[])
-RETURNS int
-LANGUAGE plpgsql
-AS $$
+ RETURNS integer
+ LANGUAGE plpgsql
+AS $function$
 DECLARE
     v_day cyclone.cyclone_history := cyclone._history_day(p_day);
     v_n int;
@@ -123,21 +60,17 @@ BEGIN
     EXECUTE format('WITH r AS (DELETE FROM ONLY cyclone.cyclone_runs r WHERE r.id = ANY ($1) RETURNING r.*) '
                    'INSERT INTO %s SELECT * FROM r', v_day.runs) USING p_ids;
     GET DIAGNOSTICS v_n = ROW_COUNT;
+    DELETE FROM cyclone.cyclone_archive_queue q WHERE q.run_id = ANY (p_ids);
     RETURN v_n;
 END
-$$;
+$function$;
 
--- archive(): moves up to p_limit finished runs, oldest first, with their steps,
--- into the tables of the day they finished. A run whose parent is live, or
--- that has a live child, stays (a tree leaves together once its root is done,
--- and pruning keeps a finished child while its parent is live). Runs locked
--- by someone else are skipped, so two archives never wait for each other.
-CREATE OR REPLACE FUNCTION cyclone.archive(p_limit int DEFAULT 10000)
-RETURNS int
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = cyclone, pg_temp
-AS $$
+CREATE OR REPLACE FUNCTION cyclone.archive(p_limit integer DEFAULT 10000)
+ RETURNS integer
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'cyclone', 'pg_temp'
+AS $function$
 DECLARE
     v_batch record;
     v_moved int := 0;
@@ -147,13 +80,13 @@ BEGIN
     PERFORM cyclone._require('archive', p_limit > 0, 'p_limit must be positive');
     FOR v_batch IN
         WITH batch AS (
-            SELECT r.id, r.finished_at FROM ONLY cyclone_runs r
+            SELECT r.id, r.finished_at FROM cyclone_archive_queue q JOIN ONLY cyclone_runs r ON r.id = q.run_id
              WHERE r.finished_at IS NOT NULL
                AND NOT EXISTS (SELECT 1 FROM ONLY cyclone_runs p
                                 WHERE p.id = r.parent_run_id AND p.state IN ('running', 'paused'))
                AND NOT EXISTS (SELECT 1 FROM ONLY cyclone_runs c
                                 WHERE c.parent_run_id = r.id AND c.state IN ('running', 'paused'))
-             ORDER BY r.finished_at
+             ORDER BY q.finished_at
              LIMIT p_limit
                FOR UPDATE OF r SKIP LOCKED)
         SELECT cyclone._history_day_of(b.finished_at) AS day, array_agg(b.id) AS ids
@@ -170,19 +103,12 @@ BEGIN
     END LOOP;
     RETURN v_moved;
 END
-$$;
-COMMENT ON FUNCTION cyclone.archive(int) IS
-    'Move up to p_limit finished runs (oldest first) and their steps out of the live tables into their day''s '
-    'history tables; a run with a live parent or a live child stays. Returns how many. tick() calls it.';
+$function$;
 
--- Brings an archived run and its steps back into the live tables (an operator
--- retry reopens it). The caller holds the run's lock (retry: _lock_run, which
--- finds an archived run too) or its day's (prune). False when the run is not
--- archived.
 CREATE OR REPLACE FUNCTION cyclone._revive(p_run_id uuid)
-RETURNS boolean
-LANGUAGE plpgsql
-AS $$
+ RETURNS boolean
+ LANGUAGE plpgsql
+AS $function$
 DECLARE
     v_table regclass;
     v_day cyclone.cyclone_history;
@@ -199,14 +125,24 @@ BEGIN
     IF v_n = 0 THEN
         RETURN false;
     END IF;
+    -- Finished, in the live table: archive() takes it again unless reopened.
+    INSERT INTO cyclone.cyclone_archive_queue (run_id, finished_at)
+    SELECT r.id, r.finished_at FROM ONLY cyclone.cyclone_runs r WHERE r.id = p_run_id;
     EXECUTE format('WITH s AS (DELETE FROM %s s WHERE s.run_id = $1 RETURNING s.*) '
                    'INSERT INTO cyclone.cyclone_steps OVERRIDING SYSTEM VALUE SELECT * FROM s', v_day.steps)
         USING p_run_id;
     RETURN true;
 END
-$$;
+$function$;
 
-REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA cyclone FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION cyclone.archive(int) TO cyclone_admin;
+-- The runs that ended while the earlier changes of this upgrade were deployed,
+-- under the functions before them: the queue holds exactly the finished runs
+-- of the live table from here on.
+DELETE FROM cyclone.cyclone_archive_queue q
+ WHERE NOT EXISTS (SELECT 1 FROM ONLY cyclone.cyclone_runs r WHERE r.id = q.run_id AND r.finished_at = q.finished_at);
+INSERT INTO cyclone.cyclone_archive_queue (run_id, finished_at)
+SELECT r.id, r.finished_at FROM ONLY cyclone.cyclone_runs r
+ WHERE r.finished_at IS NOT NULL
+   AND NOT EXISTS (SELECT 1 FROM cyclone.cyclone_archive_queue q WHERE q.run_id = r.id);
 
 COMMIT;

@@ -1,25 +1,17 @@
 -- Deploy cyclone:invariants
--- requires: invariants@v0.13.0 tables limits schedules step_workflow
--- check_invariants(): the engine's consistency rules, as rows that break them
--- (none when the state is consistent). One SQL statement, so one snapshot: it
--- reports no false violation while workers run. Reads live rows through the
--- partial indexes, plus every run with an idempotency key for the schedule
--- rule; run it on demand (cyclone check), not on every scrape. For admins.
--- Reworked after v0.12.0: a live step names its run's workflow
--- (step_workflow.sql), which claims, metrics() and the views read.
--- Reworked after v0.13.0: a bucket never holds more slots (held and free) than
--- its concurrency and debt, nor more rate tokens than its rate and rate debt
--- (limits.sql): what keeps every window within the limit; and a schedule's
--- live run has its row open (schedules.sql).
+-- requires: invariants@v0.16.0 tables limits schedules step_workflow live_runs
+-- Reworked after v0.16.0: check_invariants() also checks cyclone_archive_queue
+-- against the finished runs of the live table (live_runs.sql). The previous
+-- files of this change have its comments.
 BEGIN;
 
 CREATE OR REPLACE FUNCTION cyclone.check_invariants()
-RETURNS TABLE (invariant text, detail jsonb)
-LANGUAGE sql STABLE
-SECURITY DEFINER
-SET search_path = cyclone, pg_temp
-SET jit = off
-AS $$
+ RETURNS TABLE(invariant text, detail jsonb)
+ LANGUAGE sql
+ STABLE SECURITY DEFINER
+ SET search_path TO 'cyclone', 'pg_temp'
+ SET jit TO 'off'
+AS $function$
     -- A running step holds a lease of generation 1 or more.
     SELECT 'running_step_without_lease', jsonb_build_object('step_id', s.id, 'run_id', s.run_id,
                'lease_owner', s.lease_owner, 'lease_expiry', s.lease_expiry, 'lease_generation', s.lease_generation)
@@ -129,12 +121,19 @@ AS $$
      WHERE r.idempotency_key LIKE 'schedule:%'
      GROUP BY r.idempotency_key
     HAVING count(*) > 1
-$$;
-COMMENT ON FUNCTION cyclone.check_invariants() IS
-    'The engine''s consistency rules, as the rows that break them: none when the state is consistent. '
-    'One statement, one snapshot.';
-
-REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA cyclone FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION cyclone.check_invariants() TO cyclone_admin;
+    UNION ALL
+    -- A finished run in the live table is queued for archive() once
+    -- (live_runs.sql), and the queue holds nothing else.
+    SELECT 'finished_run_not_queued_for_archive', jsonb_build_object('run_id', r.id, 'run_state', r.state,
+               'finished_at', r.finished_at, 'queued', (SELECT count(*) FROM cyclone_archive_queue q WHERE q.run_id = r.id))
+      FROM ONLY cyclone_runs r
+     WHERE r.finished_at IS NOT NULL
+       AND (SELECT count(*) FROM cyclone_archive_queue q
+             WHERE q.run_id = r.id AND q.finished_at = r.finished_at) <> 1
+    UNION ALL
+    SELECT 'archive_queue_without_finished_run', jsonb_build_object('run_id', q.run_id, 'finished_at', q.finished_at)
+      FROM cyclone_archive_queue q
+     WHERE NOT EXISTS (SELECT 1 FROM ONLY cyclone_runs r WHERE r.id = q.run_id AND r.finished_at = q.finished_at)
+$function$;
 
 COMMIT;

@@ -1,20 +1,13 @@
--- Revert cyclone:invariants (back to its v0.13.0 deploy script, below)
--- check_invariants(): the engine's consistency rules, as rows that break them
--- (none when the state is consistent). One SQL statement, so one snapshot: it
--- reports no false violation while workers run. Reads live rows through the
--- partial indexes, plus every run with an idempotency key for the schedule
--- rule; run it on demand (cyclone check), not on every scrape. For admins.
--- Reworked after v0.12.0: a live step names its run's workflow
--- (step_workflow.sql), which claims, metrics() and the views read.
+-- Revert cyclone:invariants (back to its v0.16.0 body of the function below)
 BEGIN;
 
 CREATE OR REPLACE FUNCTION cyclone.check_invariants()
-RETURNS TABLE (invariant text, detail jsonb)
-LANGUAGE sql STABLE
-SECURITY DEFINER
-SET search_path = cyclone, pg_temp
-SET jit = off
-AS $$
+ RETURNS TABLE(invariant text, detail jsonb)
+ LANGUAGE sql
+ STABLE SECURITY DEFINER
+ SET search_path TO 'cyclone', 'pg_temp'
+ SET jit TO 'off'
+AS $function$
     -- A running step holds a lease of generation 1 or more.
     SELECT 'running_step_without_lease', jsonb_build_object('step_id', s.id, 'run_id', s.run_id,
                'lease_owner', s.lease_owner, 'lease_expiry', s.lease_expiry, 'lease_generation', s.lease_generation)
@@ -50,6 +43,27 @@ AS $$
                'step_workflow', s.workflow, 'run_workflow', r.workflow)
       FROM cyclone_steps s JOIN cyclone_runs r ON r.id = s.run_id
      WHERE s.state IN ('pending', 'available', 'running', 'waiting') AND s.workflow <> r.workflow
+    UNION ALL
+    -- A bucket's slots, held and free, are at most its concurrency plus what
+    -- it owes after a lowering; its rate tokens at most its rate plus theirs.
+    SELECT 'bucket_over_its_limit', jsonb_build_object('bucket_id', k.id, 'limit', k.limit_name, 'bucket', k.bucket,
+               'slots', x.slots, 'concurrency', l.concurrency, 'debt', k.debt,
+               'tokens', x.tokens, 'rate', l.rate, 'rate_debt', k.rate_debt)
+      FROM cyclone_buckets k
+      JOIN cyclone_limits l ON l.name = k.limit_name
+     CROSS JOIN LATERAL (
+           SELECT (SELECT count(*) FROM cyclone_slots s WHERE s.bucket_id = k.id)
+                  + (SELECT count(*) FROM cyclone_free_slots f WHERE f.bucket_id = k.id) AS slots,
+                  (SELECT count(*) FROM cyclone_bucket_claims c WHERE c.bucket_id = k.id) AS tokens) x
+     WHERE (l.concurrency IS NOT NULL AND x.slots > l.concurrency + k.debt)
+        OR (l.rate IS NOT NULL AND x.tokens > l.rate + k.rate_debt)
+    UNION ALL
+    -- A schedule's run that is running or paused has its row open, so the
+    -- overlap rules see it (schedules.sql: a retry opens it again).
+    SELECT 'schedule_run_closed_while_live', jsonb_build_object('schedule', sr.schedule, 'slot', sr.slot,
+               'run_id', r.id, 'run_state', r.state)
+      FROM cyclone_runs r JOIN cyclone_schedule_runs sr ON sr.run_id = r.id
+     WHERE r.state IN ('running', 'paused') AND NOT sr.open
     UNION ALL
     -- A live run has a live step (a run whose steps all finished is ended in
     -- the same transaction).
@@ -103,12 +117,6 @@ AS $$
      WHERE r.idempotency_key LIKE 'schedule:%'
      GROUP BY r.idempotency_key
     HAVING count(*) > 1
-$$;
-COMMENT ON FUNCTION cyclone.check_invariants() IS
-    'The engine''s consistency rules, as the rows that break them: none when the state is consistent. '
-    'One statement, one snapshot.';
-
-REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA cyclone FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION cyclone.check_invariants() TO cyclone_admin;
+$function$;
 
 COMMIT;

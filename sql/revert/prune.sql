@@ -1,40 +1,63 @@
--- Revert cyclone:prune (back to its v0.15.0 body: row by row, cascades)
+-- Revert cyclone:prune (back to its v0.16.0 body of the function below)
 BEGIN;
 
-DROP FUNCTION cyclone._drop_history_day(date);
-DROP FUNCTION cyclone._forget_runs(regclass, uuid[]);
-
-CREATE OR REPLACE FUNCTION cyclone.prune(p_older_than interval, p_limit int DEFAULT 1000)
-RETURNS int
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = cyclone, pg_temp
-AS $$
+CREATE OR REPLACE FUNCTION cyclone.prune(p_older_than interval, p_limit integer DEFAULT 1000)
+ RETURNS integer
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'cyclone', 'pg_temp'
+AS $function$
 DECLARE
-    v_count int;
+    v_cutoff timestamptz;
+    v_day cyclone.cyclone_history;
+    v_ids uuid[];
+    v_count int := 0;
+    v_n int;
 BEGIN
     PERFORM cyclone._require('prune', p_older_than >= interval '0', 'p_older_than must not be negative');
     PERFORM cyclone._require('prune', p_limit > 0, 'p_limit must be positive');
-    WITH doomed AS (
-        SELECT r.id FROM cyclone_runs r
+    v_cutoff := cyclone.now() - p_older_than;
+
+    -- At most 10 days a call: each holds some 70 locks until the commit.
+    FOR v_day IN SELECT h.* FROM cyclone_history h
+                  WHERE (h.day + 1)::timestamp AT TIME ZONE 'UTC' <= v_cutoff ORDER BY h.day LIMIT 10
+    LOOP
+        v_n := cyclone._drop_history_day(v_day.day);
+        EXIT WHEN v_n IS NULL;
+        v_count := v_count + v_n;
+    END LOOP;
+
+    -- Row by row: runs not archived yet, then those of the day the cutoff
+    -- falls in (a day that ended by the cutoff is left to a later call to drop
+    -- whole; the range keeps this from reading through it).
+    v_ids := ARRAY(
+        SELECT r.id FROM ONLY cyclone_runs r
          WHERE r.state IN ('completed', 'failed', 'cancelled')
-           AND r.finished_at < cyclone.now() - p_older_than
-           AND NOT EXISTS (SELECT 1 FROM cyclone_runs p
+           AND r.finished_at < v_cutoff
+           AND NOT EXISTS (SELECT 1 FROM ONLY cyclone_runs p
                             WHERE p.id = r.parent_run_id AND p.state IN ('running', 'paused'))
          ORDER BY r.finished_at
          LIMIT p_limit
-           FOR UPDATE SKIP LOCKED
-    ), gone AS (
-        DELETE FROM cyclone_runs r USING doomed d WHERE r.id = d.id RETURNING 1
-    )
-    SELECT count(*) INTO v_count FROM gone;
+           FOR UPDATE OF r SKIP LOCKED);
+    v_ids := v_ids || ARRAY(
+        SELECT r.id FROM cyclone_runs r
+         WHERE r.finished_at >= date_trunc('day', v_cutoff AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'
+           AND r.finished_at < v_cutoff
+           AND r.tableoid <> 'cyclone.cyclone_runs'::regclass
+           AND NOT EXISTS (SELECT 1 FROM ONLY cyclone_runs p
+                            WHERE p.id = r.parent_run_id AND p.state IN ('running', 'paused'))
+         ORDER BY r.finished_at
+         LIMIT p_limit - cardinality(v_ids)
+           FOR UPDATE OF r SKIP LOCKED);
+    IF cardinality(v_ids) > 0 THEN
+        PERFORM cyclone._forget_runs('cyclone.cyclone_runs', v_ids);
+        DELETE FROM cyclone_steps s WHERE s.run_id = ANY (v_ids);
+        DELETE FROM cyclone_runs r WHERE r.id = ANY (v_ids);
+        GET DIAGNOSTICS v_n = ROW_COUNT;
+        v_count := v_count + v_n;
+    END IF;
     RETURN v_count;
 END
-$$;
-COMMENT ON FUNCTION cyclone.prune(interval, int) IS
-    'Delete up to p_limit runs finished more than p_older_than ago, with their steps. Returns how many.';
-
-REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA cyclone FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION cyclone.prune(interval, int) TO cyclone_admin;
+$function$;
 
 COMMIT;

@@ -8,4 +8,6 @@ SELECT 'cyclone._start_runs(text, jsonb[], interval, text, timestamptz, uuid, bi
 SELECT 1 / (NOT has_function_privilege('public', 'cyclone._advance(uuid)', 'execute'))::int;
 -- The engine's statements read the live table only (history.sql).
 SELECT 1 / (pg_get_functiondef('cyclone._finish_runs(uuid[])'::regprocedure) ~ 'ONLY cyclone(\.cyclone)?_(runs|steps)')::int;
+-- Runs that end are queued for archive() (live_runs.sql).
+SELECT 1 / (pg_get_functiondef('cyclone._finish_runs(uuid[])'::regprocedure) ~ 'cyclone_archive_queue')::int;
 ROLLBACK;

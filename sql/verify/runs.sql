@@ -11,4 +11,6 @@ SELECT 'cyclone._bucket_of(jsonb, text)'::regprocedure,
        'cyclone._insert_steps(text, uuid[], jsonb[], jsonb, timestamptz, int, int)'::regprocedure;
 -- The engine's statements read the live table only (history.sql).
 SELECT 1 / (pg_get_functiondef('cyclone._end_run(uuid, text, text)'::regprocedure) ~ 'ONLY cyclone(\.cyclone)?_(runs|steps)')::int;
+-- Runs that end are queued for archive() (live_runs.sql).
+SELECT 1 / (pg_get_functiondef('cyclone._end_run(uuid, text, text)'::regprocedure) ~ 'cyclone_archive_queue')::int;
 ROLLBACK;
