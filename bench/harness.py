@@ -287,6 +287,23 @@ def clone_runs(conn: psycopg.Connection[Any], template: str, n: int, batch: int 
         left -= k
 
 
+def archive_finished(conn: psycopg.Connection[Any], batch: int = 100_000) -> int:
+    """Move the finished runs a loader wrote straight into the live table into
+    their days' history tables, as ``tick()`` does in a running deployment
+    (docs/history.md): queue them for ``archive()`` as ending them would have,
+    then archive until none is left. How many runs moved."""
+    conn.execute("INSERT INTO cyclone.cyclone_archive_queue (run_id, finished_at) "
+                 "SELECT r.id, r.finished_at FROM ONLY cyclone.cyclone_runs r WHERE r.finished_at IS NOT NULL "
+                 "AND NOT EXISTS (SELECT 1 FROM cyclone.cyclone_archive_queue q WHERE q.run_id = r.id)")
+    moved = 0
+    while True:
+        row = conn.execute("SELECT cyclone.archive(%s)", (batch,)).fetchone()
+        n = int(row[0]) if row else 0
+        moved += n
+        if n == 0:
+            return moved
+
+
 def analyze(conn: psycopg.Connection[Any], *tables: str) -> None:
     for t in tables:
         conn.execute(sql.SQL("ANALYZE {}").format(sql.SQL(t)))

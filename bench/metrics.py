@@ -1,7 +1,8 @@
 """Section 8: what one scrape of ``cyclone.metrics()`` costs (SPEC 14).
 
 In one fresh database, rows written directly (the states a real load leaves
-behind, without running it): 10 workflows, finished runs with one completed
+behind, without running it; the finished runs then archived into their days,
+as tick() does): 10 workflows, finished runs with one completed
 step each, dead letters in failed runs, and live runs with one available or
 running step and one pending step each. ``metrics()`` is timed (median) with the live
 steps only, then with the finished history added (the ratio says whether a
@@ -78,9 +79,11 @@ def metrics(dbs: Databases, cfg: Any) -> dict[str, Any]:
             c.execute("VACUUM ANALYZE cyclone.cyclone_runs, cyclone.cyclone_steps")
             live_only = _scrape_ms(c, samples)
             _run(c, FINISHED, finished)
+            harness.archive_finished(c)
             c.execute("VACUUM ANALYZE cyclone.cyclone_runs, cyclone.cyclone_steps")
             history = _scrape_ms(c, samples)
             _run(c, DEAD, dead)
+            harness.archive_finished(c)
             c.execute("VACUUM ANALYZE cyclone.cyclone_runs, cyclone.cyclone_steps")
             full = _scrape_ms(c, samples)
             rows = c.execute("SELECT count(*) FROM cyclone.metrics()").fetchone()

@@ -1,50 +1,34 @@
 -- Deploy cyclone:metrics
--- requires: metrics@v0.12.0 tables schedules limits clock step_workflow
--- metrics() (SPEC 14): gauges of the engine's state for exporters, one row per
--- gauge and label set. Cheap at any history size: it reads live steps and runs
--- and dead letters through partial indexes, never finished history. Counters of
--- work done are the worker's (its own exporter). For cyclone_client and up.
--- The history of its reworks is in metrics@v0.12.0.sql. Reworked after
--- v0.12.0: live steps and dead letters are counted by their own workflow
--- (step_workflow.sql), never joined to their runs: the pending steps and the
--- dead letters from an index by workflow alone (index-only scans), the
--- available, running and waiting steps from their partial indexes. The ready
--- lag leaves out the steps of paused runs by a hash of the paused runs (few),
--- not by a lookup of every step's run. The indexes by run that the joins
--- needed are dropped. No parallel workers: on a scrape's few hundred thousand
--- rows their start-up costs more than they save on a busy machine.
+-- requires: metrics@v0.16.0 tables schedules limits clock step_workflow live_runs
+-- Reworked after v0.16.0 (the function below): the live runs are read once, for
+-- their counts and the paused ones' ids, from the live table, which has no
+-- index by state any more (live_runs.sql). The previous files of this change
+-- have the rest of it.
 BEGIN;
 
--- Pending steps and dead letters by workflow, counted from the index alone (a
--- step enters either once: when it is created pending, when it is discarded;
--- their pages stay all-visible, so the counts read no heap).
-DROP INDEX cyclone.cyclone_runs_failed;
-DROP INDEX cyclone.cyclone_steps_pending;
-DROP INDEX cyclone.cyclone_steps_dead_letters;
-CREATE INDEX cyclone_steps_pending_workflow ON cyclone.cyclone_steps (workflow) WHERE state = 'pending';
-CREATE INDEX cyclone_steps_dead_letters_workflow
-    ON cyclone.cyclone_steps (workflow, error_kind) WHERE state = 'discarded';
-
 CREATE OR REPLACE FUNCTION cyclone.metrics()
-RETURNS TABLE (name text, labels jsonb, value double precision)
-LANGUAGE plpgsql STABLE
-SECURITY DEFINER
-SET search_path = cyclone, pg_temp
--- No JIT (its compile time was most of the cost), and the live steps are
--- counted in a hash in memory: sorting them to group costs half as much again.
--- No parallel workers (see the header).
-SET jit = off
-SET work_mem = '32MB'
-SET enable_sort = off
-SET max_parallel_workers_per_gather = 0
-AS $$
+ RETURNS TABLE(name text, labels jsonb, value double precision)
+ LANGUAGE plpgsql
+ STABLE SECURITY DEFINER
+ SET search_path TO 'cyclone', 'pg_temp'
+ SET jit TO 'off'
+ SET work_mem TO '32MB'
+ SET enable_sort TO 'off'
+ SET max_parallel_workers_per_gather TO '0'
+AS $function$
 #variable_conflict use_column
 DECLARE
     v_now timestamptz := cyclone.now();
 BEGIN
     RETURN QUERY
-    WITH paused_runs AS MATERIALIZED (
-        SELECT r.id FROM cyclone_runs r WHERE r.state = 'paused'
+    WITH runs AS MATERIALIZED (
+        -- One read of the live runs (their table has no index by state:
+        -- live_runs.sql) for their counts and the ids of the paused ones.
+        SELECT r.workflow, r.state, count(*) AS n, array_agg(r.id) FILTER (WHERE r.state = 'paused') AS paused
+          FROM ONLY cyclone_runs r WHERE r.state IN ('running', 'paused')
+         GROUP BY r.workflow, r.state
+    ), paused_runs AS MATERIALIZED (
+        SELECT u.id FROM runs x CROSS JOIN unnest(x.paused) AS u(id)
     ), running AS MATERIALIZED (
         -- Read once for three gauges: steps by workflow, expired leases, workers.
         SELECT s.workflow, s.lease_owner, s.lease_expiry FROM cyclone_steps s WHERE s.state = 'running'
@@ -63,9 +47,6 @@ BEGIN
         UNION ALL
         SELECT s.workflow, 'pending', count(*), NULL FROM cyclone_steps s WHERE s.state = 'pending'
          GROUP BY s.workflow
-    ), runs AS MATERIALIZED (
-        SELECT r.workflow, r.state, count(*) AS n FROM cyclone_runs r WHERE r.state IN ('running', 'paused')
-         GROUP BY r.workflow, r.state
     ), limits AS MATERIALIZED (
         SELECT li.name, EXISTS (SELECT 1 FROM cyclone_workflows w,
                                        jsonb_array_elements(w.definition -> 'nodes') n,
@@ -122,11 +103,6 @@ BEGIN
              WHERE b.limit_name = l.name AND cyclone._bucket_room(b.id, v_now) = 0)::float8
       FROM limits l;
 END
-$$;
-COMMENT ON FUNCTION cyclone.metrics() IS
-    'Gauges of the engine''s state (SPEC 14): name, labels, value. Reads live rows and dead letters only.';
-
-REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA cyclone FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION cyclone.metrics() TO cyclone_client, cyclone_admin;
+$function$;
 
 COMMIT;
