@@ -294,7 +294,7 @@ def archive_finished(conn: psycopg.Connection[Any], batch: int = 100_000) -> int
     then archive until none is left. How many runs moved."""
     conn.execute("INSERT INTO cyclone.cyclone_archive_queue (run_id, finished_at) "
                  "SELECT r.id, r.finished_at FROM ONLY cyclone.cyclone_runs r WHERE r.finished_at IS NOT NULL "
-                 "AND NOT EXISTS (SELECT 1 FROM cyclone.cyclone_archive_queue q WHERE q.run_id = r.id)")
+                 "EXCEPT ALL SELECT q.run_id, q.finished_at FROM cyclone.cyclone_archive_queue q")
     moved = 0
     while True:
         row = conn.execute("SELECT cyclone.archive(%s)", (batch,)).fetchone()

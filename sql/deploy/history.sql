@@ -140,9 +140,11 @@ $function$;
 -- of the live table from here on.
 DELETE FROM cyclone.cyclone_archive_queue q
  WHERE NOT EXISTS (SELECT 1 FROM ONLY cyclone.cyclone_runs r WHERE r.id = q.run_id AND r.finished_at = q.finished_at);
+-- (EXCEPT, not NOT EXISTS: the queue has no index, and a nested loop would
+-- scan it once a run, the rows it is inserting included.)
 INSERT INTO cyclone.cyclone_archive_queue (run_id, finished_at)
-SELECT r.id, r.finished_at FROM ONLY cyclone.cyclone_runs r
- WHERE r.finished_at IS NOT NULL
-   AND NOT EXISTS (SELECT 1 FROM cyclone.cyclone_archive_queue q WHERE q.run_id = r.id);
+SELECT r.id, r.finished_at FROM ONLY cyclone.cyclone_runs r WHERE r.finished_at IS NOT NULL
+EXCEPT ALL
+SELECT q.run_id, q.finished_at FROM cyclone.cyclone_archive_queue q;
 
 COMMIT;

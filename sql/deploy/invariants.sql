@@ -124,12 +124,13 @@ AS $function$
     UNION ALL
     -- A finished run in the live table is queued for archive() once
     -- (live_runs.sql), and the queue holds nothing else.
+    -- (Joined, not a subquery a run: the queue has no index to probe.)
     SELECT 'finished_run_not_queued_for_archive', jsonb_build_object('run_id', r.id, 'run_state', r.state,
-               'finished_at', r.finished_at, 'queued', (SELECT count(*) FROM cyclone_archive_queue q WHERE q.run_id = r.id))
+               'finished_at', r.finished_at, 'queued', coalesce(q.n, 0))
       FROM ONLY cyclone_runs r
-     WHERE r.finished_at IS NOT NULL
-       AND (SELECT count(*) FROM cyclone_archive_queue q
-             WHERE q.run_id = r.id AND q.finished_at = r.finished_at) <> 1
+      LEFT JOIN (SELECT q.run_id, q.finished_at, count(*) AS n FROM cyclone_archive_queue q
+                  GROUP BY q.run_id, q.finished_at) q ON q.run_id = r.id AND q.finished_at = r.finished_at
+     WHERE r.finished_at IS NOT NULL AND coalesce(q.n, 0) <> 1
     UNION ALL
     SELECT 'archive_queue_without_finished_run', jsonb_build_object('run_id', q.run_id, 'finished_at', q.finished_at)
       FROM cyclone_archive_queue q

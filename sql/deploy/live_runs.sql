@@ -25,7 +25,7 @@ CREATE INDEX cyclone_runs_deadline ON cyclone.cyclone_runs (deadline_at) WHERE d
 -- and ended in the same order, so a batch of completions ends every run of a
 -- page in one transaction. Half a page free held the new versions of 4 runs in
 -- 5 in the bench's drain (docs/performance.md). New pages only; a VACUUM FULL
--- of cyclone.cyclone_runs (ONLY) rewrites the old ones.
+-- of cyclone.cyclone_runs (which leaves its children alone) rewrites the old ones.
 ALTER TABLE cyclone.cyclone_runs SET (fillfactor = 50);
 
 -- The finished runs of the live table, for archive() and prune(): one row per
