@@ -23,10 +23,12 @@ DROP INDEX cyclone.cyclone_runs_state_created, cyclone.cyclone_runs_finished, cy
 CREATE INDEX cyclone_runs_deadline ON cyclone.cyclone_runs (deadline_at) WHERE deadline_at IS NOT NULL;
 -- A HOT update needs room for the new version on its page: runs are inserted
 -- and ended in the same order, so a batch of completions ends every run of a
--- page in one transaction. Half a page free held the new versions of 4 runs in
--- 5 in the bench's drain (docs/performance.md). New pages only; a VACUUM FULL
--- of cyclone.cyclone_runs (which leaves its children alone) rewrites the old ones.
-ALTER TABLE cyclone.cyclone_runs SET (fillfactor = 50);
+-- page in one transaction, and the pages must hold all of their new versions
+-- at once. With 60% of a page free, every end of a one-step run was HOT in the
+-- bench's loop; with 50%, 77% were (docs/performance.md). A run whose output
+-- is large may still spill. New pages only; a VACUUM FULL of
+-- cyclone.cyclone_runs (which leaves its children alone) rewrites the old ones.
+ALTER TABLE cyclone.cyclone_runs SET (fillfactor = 40);
 
 -- The finished runs of the live table, for archive() and prune(): one row per
 -- run, written by the statement that ends the run (_end_run, _finish_runs) and

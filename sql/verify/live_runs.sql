@@ -8,5 +8,5 @@ SELECT 1 / (NOT EXISTS (
        AND a.attname IN ('state', 'finished_at', 'output', 'paused_at')
        AND (a.attnum = ANY (i.indkey)
             OR pg_get_expr(i.indpred, i.indrelid) ~ ('\m' || a.attname || '\M'))))::int;
-SELECT 1 / (SELECT reloptions @> '{fillfactor=50}' FROM pg_class WHERE oid = 'cyclone.cyclone_runs'::regclass)::int;
+SELECT 1 / (SELECT reloptions @> '{fillfactor=40}' FROM pg_class WHERE oid = 'cyclone.cyclone_runs'::regclass)::int;
 ROLLBACK;
