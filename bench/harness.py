@@ -291,7 +291,7 @@ def archive_finished(conn: psycopg.Connection[Any], batch: int = 100_000) -> int
     """Move the finished runs a loader wrote straight into the live table into
     their days' history tables, as ``tick()`` does in a running deployment
     (docs/history.md): queue them for ``archive()`` as ending them would have,
-    then archive until none is left. How many runs moved."""
+    archive until none is left, and analyze each day. How many runs moved."""
     conn.execute("INSERT INTO cyclone.cyclone_archive_queue (run_id, finished_at) "
                  "SELECT r.id, r.finished_at FROM ONLY cyclone.cyclone_runs r WHERE r.finished_at IS NOT NULL "
                  "EXCEPT ALL SELECT q.run_id, q.finished_at FROM cyclone.cyclone_archive_queue q")
@@ -301,7 +301,12 @@ def archive_finished(conn: psycopg.Connection[Any], batch: int = 100_000) -> int
         n = int(row[0]) if row else 0
         moved += n
         if n == 0:
-            return moved
+            break
+    # Statistics of each day, as autovacuum gathers them once a day's table
+    # has grown (ANALYZE of a parent covers the tree as a whole, not each day).
+    for runs, steps in conn.execute("SELECT runs::text, steps::text FROM cyclone.cyclone_history").fetchall():
+        conn.execute(sql.SQL("ANALYZE {}, {}").format(sql.SQL(runs), sql.SQL(steps)))
+    return moved
 
 
 def analyze(conn: psycopg.Connection[Any], *tables: str) -> None:
