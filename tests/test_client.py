@@ -77,6 +77,33 @@ def test_complete_many_with_null_outputs(client: Client) -> None:
     assert all(r.accepted for r in res)
 
 
+
+def test_complete_many_keeps_every_output_as_given(client: Client) -> None:
+    # The arrays go to the server as literals the client writes itself: quotes,
+    # backslashes, braces, commas, NULL-looking text and non-ASCII come through.
+    outputs = ['he said "hi"', "C:\\temp\\new", "{a,b}", "NULL", None, {"k": ["\\", '"', "é ✓"]}, 7, ""]
+    wf = Workflow("many")
+
+    def h(ctx: object) -> None:
+        return None
+
+    for i in range(len(outputs)):
+        wf.step(name=f"n{i}", handler="h")(h)
+    client.define_workflow(wf.name, wf.definition())
+    run_id = client.submit(wf)
+    steps = sorted(client.claim("w", ["h"], 20, 30), key=lambda s: s.node)
+    res = client.complete_many("w", [s.step_id for s in steps], [s.lease_generation for s in steps], outputs)
+    assert [r.accepted for r in res] == [True] * len(outputs)
+    by_node = {s.node: s.output for s in client.steps(run_id)}
+    assert [by_node[f"n{i}"] for i in range(len(outputs))] == outputs
+
+
+@pytest.mark.parametrize("bad", ["1", 1.0, True, None])
+def test_complete_many_refuses_an_id_that_is_not_an_integer(client: Client, bad: object) -> None:
+    with pytest.raises(errors.InvalidArgument):
+        client.complete_many("w", [bad], [1], [None])  # type: ignore[list-item]
+
+
 def test_fail_retry_in_and_permanent(client: Client) -> None:
     wf = _linear()
     client.define_workflow(wf.name, wf.definition())
