@@ -13,8 +13,11 @@ psycopg errors are translated to :mod:`cyclone_py.errors` exceptions
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import time
+import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
@@ -614,6 +617,16 @@ def _dataclass_row(cls: type[T]) -> BaseRowFactory[T]:
     return factory
 
 
+
+#: Seconds a connection may sit back in the pool and be handed out again
+#: without the pool's check, a round trip (``Client._check``). A worker uses
+#: each of its connections every few milliseconds; the check was one round
+#: trip more for each claim and each batch of completions.
+CHECK_AFTER_IDLE = 1.0
+
+#: When each pooled connection last came back from a call (``Client._conn``).
+_released: weakref.WeakKeyDictionary[psycopg.Connection[Any], float] = weakref.WeakKeyDictionary()
+
 class Client:
     """A pool of autocommit connections and one method per ``cyclone`` function.
 
@@ -665,12 +678,18 @@ class Client:
     # -- plumbing ---------------------------------------------------------
 
     def _check(self, conn: psycopg.Connection[Any]) -> None:
-        """The pool's check of a connection it is about to hand out. When one
-        fails, the others idle in the pool were most likely closed with it (a
-        proxy, an idle timeout, a server restart, ``pg_terminate_backend``):
-        the pool's own ``check()`` replaces every broken one at once. Without
-        it the pool retries the checkout after a back-off that starts at 1 s
-        and doubles, and would find them one by one: 1 + 2 + 4 s for three."""
+        """The pool's check of a connection it is about to hand out: a round
+        trip, unless the connection came back less than ``CHECK_AFTER_IDLE``
+        ago (then a call that finds it closed replaces the pool's broken ones:
+        ``_conn``). When a check fails, the others idle in the pool were most
+        likely closed with it (a proxy, an idle timeout, a server restart,
+        ``pg_terminate_backend``): the pool's own ``check()`` replaces every
+        broken one at once. Without it the pool retries the checkout after a
+        back-off that starts at 1 s and doubles, and would find them one by
+        one: 1 + 2 + 4 s for three."""
+        released = _released.get(conn)
+        if released is not None and time.monotonic() - released < CHECK_AFTER_IDLE:
+            return
         try:
             psycopg_pool.ConnectionPool.check_connection(conn)
         except Exception:
@@ -703,10 +722,22 @@ class Client:
 
     @contextmanager
     def _conn(self) -> Iterator[psycopg.Connection[Any]]:
+        lost = False
         try:
             with self._pool.connection() as conn:
-                yield conn
+                try:
+                    yield conn
+                except psycopg.OperationalError:
+                    lost = conn.broken
+                    raise
+                finally:
+                    _released[conn] = time.monotonic()
         except (psycopg.Error, psycopg_pool.PoolTimeout, psycopg_pool.PoolClosed) as exc:
+            if lost:
+                # Closed by the server while it sat in the pool, unchecked: the
+                # others idle there most likely went with it (see _check).
+                with contextlib.suppress(Exception):
+                    self._pool.check()
             raise from_psycopg(exc) from exc
 
     def _value(self, query: str, params: Params = ()) -> Any:

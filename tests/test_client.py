@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterator
 from datetime import timedelta
 from uuid import uuid4
@@ -10,6 +11,7 @@ from uuid import uuid4
 import psycopg
 import pytest
 
+from cyclone_py import client as client_module
 from cyclone_py import errors
 from cyclone_py.client import Client
 from cyclone_py.workflow import Workflow
@@ -205,3 +207,34 @@ def test_a_failed_pool_check_replaces_every_connection_the_server_closed_while_i
         failed_checks = [r for r in caplog.records if r.getMessage().startswith("connection failed check")]
         assert len(failed_checks) == 1
         assert c.pool.get_stats()["connections_lost"] == 4
+
+
+def _kill(killer: psycopg.Connection[tuple[object, ...]], name: str) -> int:
+    row = killer.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                         " WHERE application_name = %s", (name,)).fetchone()
+    return int(row[0]) if row else 0
+
+
+def test_a_connection_back_in_the_pool_for_a_moment_is_not_checked_and_a_call_that_finds_it_closed_fails_once(
+        dsn: str) -> None:
+    """A connection used less than CHECK_AFTER_IDLE ago is handed out without
+    the check's round trip: if the server closed it meanwhile, that call fails
+    (a worker retries it) and the pool's broken connections are replaced then,
+    so the next call works."""
+    with Client(dsn, min_size=1, max_size=1, application_name="cyclone-recent") as c, \
+            psycopg.connect(dsn, autocommit=True) as killer:
+        c.now()
+        assert _kill(killer, "cyclone-recent") == 1
+        with pytest.raises(errors.DatabaseUnavailable):
+            c.now()
+        c.now()
+
+
+def test_a_connection_idle_in_the_pool_longer_than_a_moment_is_checked_first(dsn: str) -> None:
+    with Client(dsn, min_size=1, max_size=1, application_name="cyclone-idle") as c, \
+            psycopg.connect(dsn, autocommit=True) as killer:
+        c.now()
+        assert _kill(killer, "cyclone-idle") == 1
+        time.sleep(client_module.CHECK_AFTER_IDLE + 0.2)
+        c.now()  # the check finds it closed and the pool replaces it: the call never sees it
+        assert c.pool.get_stats()["connections_lost"] == 1
