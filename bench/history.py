@@ -160,6 +160,7 @@ def _template(c: psycopg.Connection[Any]) -> str:
     if state != ("completed",):
         raise RuntimeError(f"history: the template run is {state}, not completed")
     c.execute("DELETE FROM ONLY cyclone.cyclone_runs WHERE id = %s", (run_id,))  # its steps by cascade
+    c.execute("DELETE FROM cyclone.cyclone_archive_queue WHERE run_id = %s", (run_id,))
     return run_id
 
 
@@ -266,6 +267,9 @@ def load_history(c: psycopg.Connection[Any], runs: int, *, live: bool = False,
                 statements += 1
         if lo // CHUNK % 10 == 9:
             logger.info("history: %s of %s runs loaded", f"{hi + 1:,}", f"{runs:,}")
+    if live:  # queued for archive(), as ending them would have
+        c.execute("INSERT INTO cyclone.cyclone_archive_queue (run_id, finished_at) "
+                  "SELECT r.id, r.finished_at FROM ONLY cyclone.cyclone_runs r")
     insert_s = time.perf_counter() - t
     t = time.perf_counter()
     c.execute(sql.SQL("VACUUM ANALYZE {}").format(sql.SQL(", ").join([live_runs, live_steps, *_history_tables(c)])))
