@@ -713,7 +713,7 @@ class Worker:
         began = time.perf_counter()
         step = active.step
         try:
-            with tracing.step_span(step.traceparent, step.workflow, step.node, _span_attributes(step),
+            with tracing.step_span(step.traceparent, step.workflow, step.node, lambda: _span_attributes(step),
                                    step.previous_span) as span:
                 outcome = _end_span(span, execute(self.app, step, active.ctx, self.backoff))
         except BaseException:  # the machinery around the handler failed
@@ -740,7 +740,7 @@ class Worker:
         began = time.perf_counter()
         step = active.step
         # The span is current in this task, and so in the handler (awaited in it).
-        with tracing.step_span(step.traceparent, step.workflow, step.node, _span_attributes(step),
+        with tracing.step_span(step.traceparent, step.workflow, step.node, lambda: _span_attributes(step),
                                step.previous_span) as span:
             outcome = _end_span(span, await execute_async(self.app, step, active.ctx, self.backoff))
         return outcome, time.perf_counter() - began
