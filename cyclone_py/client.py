@@ -562,8 +562,8 @@ def _interval(value: Duration | None) -> timedelta | None:
 
 
 def _bigint_array(values: Sequence[int]) -> str:
-    """A ``bigint[]`` literal of integers (anything else is refused here, as
-    psycopg would refuse it, not cast by the server)."""
+    """A ``bigint[]`` literal of integers; anything else is refused here, not
+    left to the server to parse."""
     for v in values:
         if isinstance(v, bool) or not isinstance(v, int):
             raise errors.InvalidArgument(f"not an integer: {v!r}")
@@ -597,10 +597,6 @@ def _id_range(prefix: str) -> tuple[UUID, UUID]:
     return UUID(digits.ljust(32, "0")), UUID(digits.ljust(32, "f"))
 
 
-# -- the client -------------------------------------------------------------
-
-
-
 def _dataclass_row(cls: type[T]) -> BaseRowFactory[T]:
     """psycopg's ``class_row``, but positional when the columns are the
     dataclass's fields in their order: ``class_row`` builds a dict of keyword
@@ -617,7 +613,6 @@ def _dataclass_row(cls: type[T]) -> BaseRowFactory[T]:
     return factory
 
 
-
 #: Seconds a connection may sit back in the pool and be handed out again
 #: without the pool's check, a round trip (``Client._check``). A worker uses
 #: each of its connections every few milliseconds; the check was one round
@@ -626,6 +621,10 @@ CHECK_AFTER_IDLE = 1.0
 
 #: When each pooled connection last came back from a call (``Client._conn``).
 _released: weakref.WeakKeyDictionary[psycopg.Connection[Any], float] = weakref.WeakKeyDictionary()
+
+
+# -- the client -------------------------------------------------------------
+
 
 class Client:
     """A pool of autocommit connections and one method per ``cyclone`` function.
