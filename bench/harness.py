@@ -258,6 +258,16 @@ class CpuSampler:
 # -- reading the database -------------------------------------------------------
 
 
+def connect(dsn: str) -> psycopg.Connection[Any]:
+    """An autocommit connection to a bench database."""
+    return psycopg.connect(dsn, autocommit=True)
+
+
+def mb(n: int) -> float:
+    """Bytes in MB (2 decimals), as the reports print sizes."""
+    return round(n / 1048576, 2)
+
+
 def define_workflows(dsn: str) -> None:
     from bench.apps import app
     from cyclone_py import Client

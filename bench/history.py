@@ -128,14 +128,6 @@ _QUERY = re.compile(r"Query Text: (.*?)\n(?=[A-Z])", re.S)
 _DAY_TABLE = re.compile(r"_\d{4}_\d{2}_\d{2}\b")
 
 
-def _connect(dsn: str) -> psycopg.Connection[Any]:
-    return psycopg.connect(dsn, autocommit=True)
-
-
-def _mb(n: int) -> float:
-    return round(n / 1048576, 2)
-
-
 def _one(c: psycopg.Connection[Any], query: str, params: tuple[Any, ...] = ()) -> Any:
     row = c.execute(query, params).fetchone()
     assert row is not None
@@ -311,7 +303,7 @@ def sizes(c: psycopg.Connection[Any]) -> dict[str, Any]:
 
 
 def _in_mb(s: dict[str, Any]) -> dict[str, Any]:
-    return {k: (v if k.endswith("tables") else _mb(v)) for k, v in s.items()}
+    return {k: (v if k.endswith("tables") else harness.mb(v)) for k, v in s.items()}
 
 
 def _before_load(c: psycopg.Connection[Any]) -> tuple[str, dict[str, Any]]:
@@ -410,7 +402,7 @@ def prune(dbs: harness.Databases, runs: int, limit: int) -> dict[str, Any]:
     dsn = dbs.fresh("hprune", profile=True)
     try:
         harness.define_workflows(dsn)
-        with _connect(dsn) as c:
+        with harness.connect(dsn) as c:
             tpl, before = _before_load(c)
             load = load_history(c, runs, tpl=tpl)
             loaded = sizes(c)
@@ -418,7 +410,7 @@ def prune(dbs: harness.Databases, runs: int, limit: int) -> dict[str, Any]:
                 raise RuntimeError("prune: the day tables are not in the sizes")
             profile = prune_profile(c, limit)
             days_before = _one(c, "SELECT count(*) FROM cyclone.cyclone_history")
-            with _connect(dsn) as timed:  # a new session: none of the profile's caches
+            with harness.connect(dsn) as timed:  # a new session: none of the profile's caches
                 t = time.perf_counter()
                 first = int(_one(timed, PRUNE, (limit,)))
                 calls = [time.perf_counter() - t]
@@ -453,9 +445,9 @@ def prune(dbs: harness.Databases, runs: int, limit: int) -> dict[str, Any]:
         "prune_first_call_s": round(calls[0], 3),
         "prune_max_call_s": round(max(calls), 3),
         "prune_runs_s": round(runs / prune_s) if prune_s else None,
-        "mb_before_load": _mb(before["total"]),
-        "mb_after_load": _mb(loaded["total"]),
-        "mb_after_prune": _mb(after["total"]),
+        "mb_before_load": harness.mb(before["total"]),
+        "mb_after_load": harness.mb(loaded["total"]),
+        "mb_after_prune": harness.mb(after["total"]),
         "size_ratio_after_prune": round(after["total"] / before["total"], 2),
         "vacuum_after_prune_s": round(vacuum_s, 3),
         "details": {
@@ -482,7 +474,7 @@ def archive(dbs: harness.Databases, runs: int, limit: int) -> dict[str, Any]:
     dsn = dbs.fresh("harchive")
     try:
         harness.define_workflows(dsn)
-        with _connect(dsn) as c:
+        with harness.connect(dsn) as c:
             tpl, before = _before_load(c)
             load = load_history(c, runs, live=True, tpl=tpl)
             loaded = sizes(c)
@@ -516,9 +508,9 @@ def archive(dbs: harness.Databases, runs: int, limit: int) -> dict[str, Any]:
         "archive_calls": len(calls),
         "archive_max_call_s": round(max(calls), 3),
         "archive_runs_s": round(runs / archive_s) if archive_s else None,
-        "mb_live_before_load": _mb(before["live"]),
-        "mb_live_after_load": _mb(loaded["live"]),
-        "mb_live_after_archive": _mb(after["live"]),
+        "mb_live_before_load": harness.mb(before["live"]),
+        "mb_live_after_load": harness.mb(loaded["live"]),
+        "mb_live_after_archive": harness.mb(after["live"]),
         "live_size_ratio_after_archive": round(after["live"] / before["live"], 2),
         "vacuum_after_archive_s": round(vacuum_s, 3),
         "details": {
@@ -543,7 +535,7 @@ def claim(dbs: harness.Databases, history: int, samples: int, rounds: int) -> di
     measured: dict[str, dict[str, list[float]]] = {side: {"claim": [], "complete": []} for side in dsns}
     out: dict[str, Any] = {}
     try:
-        conns = {side: _connect(dsn) for side, dsn in dsns.items()}
+        conns = {side: harness.connect(dsn) for side, dsn in dsns.items()}
         try:
             for side, c in conns.items():
                 harness.define_workflows(dsns[side])

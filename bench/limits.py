@@ -26,7 +26,6 @@ import statistics
 import sys
 from typing import Any
 
-import psycopg
 from psycopg.types.json import Jsonb
 
 from bench import harness
@@ -38,17 +37,13 @@ logger = logging.getLogger("bench.limits")
 HELD_DEF = {"nodes": [{"name": "noop", "limits": [{"name": "held"}]}]}
 
 
-def _connect(dsn: str) -> psycopg.Connection[Any]:
-    return psycopg.connect(dsn, autocommit=True)
-
-
 def held_back(dbs: harness.Databases, held: int, free: int, samples: int) -> dict[str, Any]:
     out: dict[str, Any] = {"held_back": held, "samples": samples}
     for side in ("none", "held"):
         dsn = dbs.fresh(f"held_{side}")
         try:
             harness.define_workflows(dsn)
-            with _connect(dsn) as c:
+            with harness.connect(dsn) as c:
                 if side == "held":
                     c.execute("SELECT cyclone.define_limit('held', 1)")
                     c.execute("SELECT cyclone.define_workflow('bench_held', %s)", (Jsonb(HELD_DEF),))
@@ -84,7 +79,7 @@ def _drain_once(dbs: harness.Databases, case: str, runs: int, timeout: float) ->
     dsn = dbs.fresh(f"ldrain_{case}")
     try:
         harness.define_workflows(dsn)
-        with _connect(dsn) as c:
+        with harness.connect(dsn) as c:
             if limit_sql is not None:
                 c.execute(limit_sql)
                 c.execute("SELECT cyclone.define_workflow('bench_noop', %s)",

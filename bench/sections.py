@@ -90,10 +90,6 @@ class Config:
                    prune_baseline=10_000, prune_load=100_000, dead_letters=40_000, drain_timeout=600)
 
 
-def _connect(dsn: str) -> psycopg.Connection[Any]:
-    return psycopg.connect(dsn, autocommit=True)
-
-
 def _submit_many(dsn: str, workflow: str, n: int, batch: int = 1_000) -> float:
     """Submit ``n`` runs with inputs {"n": i} via cyclone.submit_many; returns runs/s."""
     t = time.perf_counter()
@@ -116,7 +112,7 @@ def _drain_with_worker(dsn: str, runs: int, steps: int, timeout: float,
 
     Commits per step count every transaction of the database during the drain,
     the bench's own read-only polls included (about 20 a second, on both sides)."""
-    with _connect(dsn) as c:
+    with harness.connect(dsn) as c:
         harness.analyze(c, "cyclone.cyclone_runs", "cyclone.cyclone_steps")
         harness.reset_stats(c)
         commits_before = harness.commits(c)
@@ -134,7 +130,7 @@ def _drain_with_worker(dsn: str, runs: int, steps: int, timeout: float,
         worker.stop()
         sampler.close()
     time.sleep(0.6)  # let the exited backends' statistics land
-    with _connect(dsn) as c:
+    with harness.connect(dsn) as c:
         wal = harness.wal_bytes_since(c, lsn)
         row = c.execute(
             "SELECT count(*) FILTER (WHERE state = 'completed'), count(*), "
@@ -177,7 +173,7 @@ def _drain_with_worker(dsn: str, runs: int, steps: int, timeout: float,
 def _raw_drain(dsn: str, n: int, timeout: float) -> dict[str, Any]:
     from bench import raw_queue
 
-    with _connect(dsn) as c:
+    with harness.connect(dsn) as c:
         raw_queue.seed(c, n)
         harness.analyze(c, "bench_raw_jobs")
         commits_before = harness.commits(c)
@@ -199,7 +195,7 @@ def _raw_drain(dsn: str, n: int, timeout: float) -> dict[str, Any]:
         sampler.close()
     wall = time.time() - t
     time.sleep(0.6)
-    with _connect(dsn) as c:
+    with harness.connect(dsn) as c:
         wal = harness.wal_bytes_since(c, lsn)
         commits = harness.commits(c) - commits_before
         row = c.execute("SELECT count(*), extract(epoch FROM max(done_at) - min(claimed_at)) "
@@ -293,7 +289,7 @@ def latency(dbs: Databases, cfg: Config) -> dict[str, Any]:
             sent: dict[str, float] = {}
             returned: dict[str, float] = {}
             submit_ms: list[float] = []
-            with _connect(dsn) as c:
+            with harness.connect(dsn) as c:
                 base = time.perf_counter() + 0.05
                 for i in range(cfg.latency_submits):
                     target = base + i * cfg.latency_spacing
@@ -311,7 +307,7 @@ def latency(dbs: Databases, cfg: Config) -> dict[str, Any]:
             harness.wait_runs_done(dsn, cfg.latency_submits, timeout=60, proc=worker.proc)
         finally:
             worker.stop()
-        with _connect(dsn) as c:
+        with harness.connect(dsn) as c:
             rows = c.execute(
                 "SELECT s.run_id::text, (s.output->>'t')::float8, extract(epoch FROM r.created_at)::float8, "
                 "extract(epoch FROM s.started_at)::float8 FROM cyclone.cyclone_steps s "
@@ -354,11 +350,11 @@ def sql_ceiling(dbs: Databases, cfg: Config) -> dict[str, Any]:
     try:
         harness.define_workflows(dsn)
         prefill = cfg.sql_seconds * cfg.sql_prefill_per_second
-        with _connect(dsn) as c:
+        with harness.connect(dsn) as c:
             harness.noop_runs(c, prefill)
             harness.analyze(c, "cyclone.cyclone_runs", "cyclone.cyclone_steps")
         ours = harness.pgbench(dsn, ["-n", "-f", str(PGBENCH_SCRIPT), *common])
-        with _connect(dsn) as c:
+        with harness.connect(dsn) as c:
             left = c.execute("SELECT count(*) FROM cyclone.cyclone_steps WHERE state = 'available'").fetchone()
             done = c.execute("SELECT count(*) FROM cyclone.cyclone_steps WHERE state = 'completed'").fetchone()
         assert left is not None and done is not None
@@ -422,11 +418,7 @@ def _index_mb(c: psycopg.Connection[Any]) -> dict[str, float]:
         "SELECT indexrelid::regclass::text, pg_relation_size(indexrelid) FROM pg_index "
         "WHERE indrelid IN ('cyclone.cyclone_runs'::regclass, 'cyclone.cyclone_steps'::regclass) "
         "ORDER BY 2 DESC").fetchall()
-    return {str(n): _mb(int(b)) for n, b in rows}
-
-
-def _mb(n: int) -> float:
-    return round(n / 1048576, 2)
+    return {str(n): harness.mb(int(b)) for n, b in rows}
 
 
 def _tick_ms(c: psycopg.Connection[Any], samples: int = 30) -> float:
@@ -473,7 +465,7 @@ def scale(dbs: Databases, cfg: Config) -> dict[str, Any]:
     dsn = dbs.fresh("scale")
     try:
         harness.define_workflows(dsn)
-        with _connect(dsn) as c:
+        with harness.connect(dsn) as c:
             template = harness.noop_runs(c, cfg.scale_small)
             # Right after a bulk load, before any ANALYZE (autovacuum has not run yet).
             cold, _ = _claim_latencies(c, 10)
@@ -507,7 +499,7 @@ def scale(dbs: Databases, cfg: Config) -> dict[str, Any]:
     dsn = dbs.fresh("dlq")
     try:
         harness.define_workflows(dsn)
-        with _connect(dsn) as c:
+        with harness.connect(dsn) as c:
             idle = _tick_ms(c)
             harness.noop_runs(c, cfg.dead_letters)
             harness.analyze(c, "cyclone.cyclone_runs", "cyclone.cyclone_steps")
@@ -523,7 +515,7 @@ def scale(dbs: Databases, cfg: Config) -> dict[str, Any]:
     dsn = dbs.fresh("prune")
     try:
         harness.define_workflows(dsn)
-        with _connect(dsn) as c:
+        with harness.connect(dsn) as c:
             # The baseline: runs scheduled for tomorrow, which the load never claims.
             harness.noop_runs(c, cfg.prune_baseline, tomorrow=True)
             c.execute("VACUUM (ANALYZE) cyclone.cyclone_runs, cyclone.cyclone_steps")
@@ -547,23 +539,23 @@ def scale(dbs: Databases, cfg: Config) -> dict[str, Any]:
             "baseline_runs": cfg.prune_baseline,
             "load_runs": cfg.prune_load,
             "runs_left": int(left[0]) if left else None,
-            "mb_before": {k: _mb(v) for k, v in before.items()},
+            "mb_before": {k: harness.mb(v) for k, v in before.items()},
             "index_mb_before": indexes_before,
             "cycles": [{
                 "pruned_runs": cy["pruned"],
                 "prune_runs_s": cy["prune_runs_s"],
-                "mb_peak": {k: _mb(v) for k, v in cy["peak"].items()},
-                "mb_after_prune_vacuum": {k: _mb(v) for k, v in cy["after"].items()},
+                "mb_peak": {k: harness.mb(v) for k, v in cy["peak"].items()},
+                "mb_after_prune_vacuum": {k: harness.mb(v) for k, v in cy["after"].items()},
                 "index_mb_after_prune_vacuum": cy["indexes_after"],
                 "tick_ms_after_drain": cy["tick_ms_after_drain"],
             } for cy in cycles],
             "size_ratio_after_second_cycle": round(cycles[1]["after"]["total"] / before["total"], 3),
-            "mb_after_reindex_concurrently": {k: _mb(v) for k, v in reindexed.items()},
+            "mb_after_reindex_concurrently": {k: harness.mb(v) for k, v in reindexed.items()},
             "size_ratio_after_reindex": round(reindexed["total"] / before["total"], 3),
         }
         logger.info("prune: %.2f MB before, %.2f MB peak, %.2f MB after (second cycle: %.2f MB)",
-                    _mb(before["total"]), _mb(cycles[0]["peak"]["total"]), _mb(after["total"]),
-                    _mb(cycles[1]["after"]["total"]))
+                    harness.mb(before["total"]), harness.mb(cycles[0]["peak"]["total"]), harness.mb(after["total"]),
+                    harness.mb(cycles[1]["after"]["total"]))
     finally:
         dbs.drop(dsn)
     res["details"] = details
