@@ -3,7 +3,7 @@
 A schema is read from the catalogs into a flat map, object name -> definition: functions (signature, body,
 language, volatility, strictness, SECURITY DEFINER, SET options, cost, rows, privileges, comment), tables
 (columns with types, defaults, identity and NOT NULL; constraints; indexes; triggers; storage options;
-persistence; inheritance; privileges; comments), views, sequences, types, and the schema itself. Two maps are
+persistence; inheritance; privileges; comments; the rows a fresh database starts with), views, sequences, types, and the schema itself. Two maps are
 compared key by key, and every difference is reported with the object's name and both versions.
 
 Used by scripts/engine-guard.sh (in `make test`) and by tests/test_engine_guard.py, which plants each kind of
@@ -12,11 +12,17 @@ drift and sees the guard fail.
 
 from __future__ import annotations
 
+import argparse
 import difflib
 import sys
 from collections.abc import Iterable
+from pathlib import Path
 
 import psycopg
+from psycopg import sql
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import rework  # noqa: E402  (scripts/rework.py: how a deploy script wraps its engine file)
 
 Snapshot = dict[str, str]
 
@@ -211,6 +217,17 @@ def snapshot(dsn: str, schemas: Iterable[str] = ("cyclone",)) -> Snapshot:
         for query in _QUERIES:
             for name, aspect, value in conn.execute(query, {"schemas": names}):
                 out[f"{name} · {aspect}"] = value
+        # The rows a fresh database starts with (the clock's row, bucket 0): seed data is part of the schema.
+        tables = conn.execute(
+            "SELECT c.oid::regclass::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
+            " WHERE n.nspname = ANY (%(schemas)s) AND c.relkind IN ('r', 'p') ORDER BY 1",
+            {"schemas": names}).fetchall()
+        for (table,) in tables:
+            row = conn.execute(
+                sql.SQL("SELECT string_agg(t::text, E'\\n' ORDER BY t::text) FROM ONLY {} t").format(
+                    sql.SQL(table))).fetchone()
+            if row is not None and row[0] is not None:
+                out[f"table {table} · rows"] = row[0]
     return out
 
 
@@ -232,20 +249,56 @@ def compare(deployed: Snapshot, engine: Snapshot, *, left: str = "sqitch", right
     return reports
 
 
+def copies(project: Path) -> list[str]:
+    """Each engine file named after a change is that change's newest deploy script, wrapped (scripts/rework.py).
+
+    sql/engine/NN_<name>.sql is the engine file of change <name>; files whose name ends in _tables hold tables,
+    which sqitch reaches by ALTERs, and are compared through the catalogs only.
+    """
+    changes = {line.split()[0] for line in (project / "sqitch.plan").read_text().splitlines()
+               if line.strip() and not line.startswith(("%", "#", "@"))}
+    reports = []
+    for engine in sorted((project / "sql" / "engine").glob("*.sql")):
+        name = engine.stem.split("_", 1)[1] if "_" in engine.stem else engine.stem
+        relative = engine.relative_to(project).as_posix()
+        if name.endswith("_tables"):
+            continue
+        if name not in changes:
+            reports.append(f"{relative}: no change {name!r} in sqitch.plan (a table file's name ends in _tables)")
+            continue
+        deploy = project / "sql" / "deploy" / f"{name}.sql"
+        if rework.copied_body(deploy.read_text()) != engine.read_text().strip("\n"):
+            reports.append(f"{relative}: sql/deploy/{name}.sql is not a copy of it; "
+                           f"ship the engine file with `make rework CHANGE={name} NOTE=\"...\"`")
+    return reports
+
+
 def main(argv: list[str]) -> int:
-    if len(argv) < 3:
-        print("usage: engine_guard.py DSN_DEPLOYED DSN_ENGINE [SCHEMA ...]", file=sys.stderr)
-        return 2
-    schemas = argv[3:] or ["cyclone"]
-    reports = compare(snapshot(argv[1], schemas), snapshot(argv[2], schemas))
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    compare_args = commands.add_parser("compare", help="compare the schemas of two databases")
+    compare_args.add_argument("left_dsn")
+    compare_args.add_argument("right_dsn")
+    compare_args.add_argument("schemas", nargs="*", default=["cyclone"])
+    compare_args.add_argument("--left", default="sqitch")
+    compare_args.add_argument("--right", default="engine")
+    copies_args = commands.add_parser("copies", help="check that each change's deploy script copies its engine file")
+    copies_args.add_argument("project", nargs="?", default=".")
+    args = parser.parse_args(argv)
+    if args.command == "copies":
+        reports = copies(Path(args.project))
+        what = "deploy scripts that are not copies of their engine files"
+    else:
+        reports = compare(snapshot(args.left_dsn, args.schemas), snapshot(args.right_dsn, args.schemas),
+                          left=args.left, right=args.right)
+        what = f"difference(s) between {args.left} and {args.right}"
     for report in reports:
         print(report)
     if reports:
-        print(f"engine guard: {len(reports)} difference(s) between what sqitch deploys and sql/engine/",
-              file=sys.stderr)
+        print(f"engine guard: {len(reports)} {what}", file=sys.stderr)
         return 1
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(main(sys.argv[1:]))

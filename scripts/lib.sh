@@ -31,3 +31,11 @@ fresh_deployed_db() {
   trap "drop_db '$db'" EXIT
   sqitch_db "$db" deploy
 }
+
+# The newest tag of a plan with changes after it ("" if none): the plan ends with a tag once a release is
+# cut, and reverting to that one would revert nothing. Usage: release_tag [PLAN_FILE]
+release_tag() {
+  local plan=${1:-sqitch.plan} last
+  last=$(grep -v '^[[:space:]]*$' "$plan" | tail -1)
+  grep -o '^@[^ ]*' "$plan" | { if [[ "$last" == @* ]]; then head -n -1; else cat; fi; } | tail -1
+}

@@ -13,10 +13,8 @@ left=$(psql -X -At -d "$DB" -c "SELECT count(*) FROM pg_namespace WHERE nspname 
 if [[ "$left" != 0 ]]; then echo "sqitch-roundtrip: schema cyclone still exists after revert" >&2; exit 1; fi
 sqitch_db "$DB" deploy
 sqitch_db "$DB" verify
-# The newest tag with changes after it: the plan ends with a tag once a release
-# is cut, and reverting to that one would revert nothing.
-last=$(grep -v '^[[:space:]]*$' sqitch.plan | tail -1)
-tag=$(grep -o '^@[^ ]*' sqitch.plan | { if [[ "$last" == @* ]]; then head -n -1; else cat; fi; } | tail -1)
+# The newest tag with changes after it (lib.sh).
+tag=$(release_tag)
 if [[ -n "$tag" ]]; then
   sqitch_db "$DB" revert -y --to "$tag"
   sqitch_db "$DB" deploy
