@@ -7,7 +7,8 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 CYC    := $(VENV)/bin/cyclone
 
-.PHONY: bootstrap db db-stop deploy test roundtrip pgtap lint check-python pytest demo demo-shards bench bench-quick \
+.PHONY: bootstrap db db-stop deploy test roundtrip engine-guard rework pgtap lint check-python pytest demo demo-shards \
+	bench bench-quick \
 	bench-console bench-history \
 	screenshots clean
 
@@ -36,8 +37,22 @@ check-python: bootstrap
 pytest: db
 	@$(VENV)/bin/pytest -q
 
+# The engine guard (SPEC 1): the deploy scripts copy their engine files, sqitch deploy and sql/engine/ build
+# the same schema, and reverts since the last release are exact; the router's project likewise.
+engine-guard: db
+	@scripts/engine-guard.sh
+	@scripts/engine-guard.sh router
+
+# Ship an edited engine file as its sqitch change (docs/architecture.md, "Changing the engine"):
+#   make rework CHANGE=claim NOTE="why it changes"          (ROUTER=1 for the router's project)
+rework: bootstrap
+	@[[ -n "$${CHANGE:-}" && -n "$${NOTE:-}" ]] || { echo 'usage: make rework CHANGE=<change> NOTE="<why>" [ROUTER=1]' >&2; exit 2; }
+	@$(PY) scripts/rework.py "$(CHANGE)" "$(NOTE)" --project $(if $(ROUTER),router,.)
+
 test: db
 	@scripts/sqitch-roundtrip.sh
+	@scripts/engine-guard.sh
+	@scripts/engine-guard.sh router
 	@scripts/pgtap.sh
 	@scripts/lint-plpgsql.sh
 	@$(MAKE) --no-print-directory check-python

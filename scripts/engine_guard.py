@@ -3,8 +3,9 @@
 A schema is read from the catalogs into a flat map, object name -> definition: functions (signature, body,
 language, volatility, strictness, SECURITY DEFINER, SET options, cost, rows, privileges, comment), tables
 (columns with types, defaults, identity and NOT NULL; constraints; indexes; triggers; storage options;
-persistence; inheritance; privileges; comments; the rows a fresh database starts with), views, sequences, types, and the schema itself. Two maps are
-compared key by key, and every difference is reported with the object's name and both versions.
+persistence; inheritance; privileges; comments; the rows a fresh database starts with), views, sequences,
+types, and the schema itself. Two maps are compared key by key, and every difference is reported with the
+object's name and both versions.
 
 Used by scripts/engine-guard.sh (in `make test`) and by tests/test_engine_guard.py, which plants each kind of
 drift and sees the guard fail.
@@ -178,8 +179,9 @@ _QUERIES: tuple[str, ...] = (
                      CASE WHEN t.typtype = 'd' THEN 'base=' || format_type(t.typbasetype, t.typtypmod)
                                                      || ' not_null=' || t.typnotnull
                                                      || ' default=' || coalesce(t.typdefault, '<none>') END,
-                     CASE WHEN t.typtype = 'e' THEN 'labels=' || (SELECT string_agg(e.enumlabel, ',' ORDER BY e.enumsortorder)
-                                                                      FROM pg_enum e WHERE e.enumtypid = t.oid) END,
+                     CASE WHEN t.typtype = 'e'
+                          THEN 'labels=' || (SELECT string_agg(e.enumlabel, ',' ORDER BY e.enumsortorder)
+                                               FROM pg_enum e WHERE e.enumtypid = t.oid) END,
                      'comment=' || coalesce(obj_description(t.oid, 'pg_type'), '<none>'),
                      'privileges=' || coalesce(array_to_string(ARRAY(SELECT a::text FROM unnest(t.typacl) a ORDER BY 1),
                                                                ' '), '<default>'))
