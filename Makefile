@@ -44,10 +44,11 @@ engine-guard: db
 	@scripts/engine-guard.sh router
 
 # Ship an edited engine file as its sqitch change (docs/architecture.md, "Changing the engine"):
-#   make rework CHANGE=claim NOTE="why it changes"          (ROUTER=1 for the router's project)
+#   make rework CHANGE=claim NOTE="why it changes" [REQUIRES="limits wakeups"] [ROUTER=1 for the router]
 rework: bootstrap
 	@[[ -n "$${CHANGE:-}" && -n "$${NOTE:-}" ]] || { echo 'usage: make rework CHANGE=<change> NOTE="<why>" [ROUTER=1]' >&2; exit 2; }
-	@$(PY) scripts/rework.py "$(CHANGE)" "$(NOTE)" --project $(if $(ROUTER),router,.)
+	@$(PY) scripts/rework.py "$(CHANGE)" "$(NOTE)" --project $(if $(ROUTER),router,.) \
+		$(foreach r,$(REQUIRES),--requires $(r))
 
 test: db
 	@scripts/sqitch-roundtrip.sh

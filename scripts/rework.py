@@ -37,11 +37,13 @@ def engine_file(project: Path, change: str) -> Path:
 
 
 def deploy_copy(project: Path, change: str, engine: Path) -> str:
-    """The deploy script that is a complete copy of the engine file."""
+    """The deploy script that is a complete copy of the engine file, under a header that names it and the
+    changes the plan says it requires."""
     relative = engine.relative_to(project).as_posix()
     body = engine.read_text().strip("\n")
-    return (f"-- Deploy {plan_project(project)}:{change}\n{DEPLOY_NOTICE.format(engine=relative)}\n"
-            f"BEGIN;\n\n{body}\n\nCOMMIT;\n")
+    requires = " ".join(newest_requires(project, change)) or "(none)"
+    return (f"-- Deploy {plan_project(project)}:{change}\n-- requires: {requires}\n"
+            f"{DEPLOY_NOTICE.format(engine=relative)}\nBEGIN;\n\n{body}\n\nCOMMIT;\n")
 
 
 def copied_body(deploy_text: str) -> str | None:
@@ -60,6 +62,15 @@ def plan_project(project: Path) -> str:
 def plan_lines(project: Path) -> list[str]:
     return [line for line in (project / "sqitch.plan").read_text().splitlines()
             if line.strip() and not line.startswith(("%", "#"))]
+
+
+def newest_requires(project: Path, change: str) -> list[str]:
+    """What the change's newest plan line requires, as written (`claim@v0.17.0 tables ...`)."""
+    lines = [line for line in plan_lines(project) if line.split()[0] == change]
+    if not lines:
+        raise SystemExit(f"rework: the plan has no change {change!r}")
+    match = re.match(r"^\S+\s+\[([^\]]*)\]", lines[-1])
+    return match.group(1).split() if match else []
 
 
 def is_released(project: Path, change: str) -> bool:
@@ -125,6 +136,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("change")
     parser.add_argument("note")
     parser.add_argument("--project", default=".", help="the sqitch project's folder (router for the router)")
+    parser.add_argument("--requires", action="append", default=[], metavar="CHANGE",
+                        help="a change the new version requires beyond the previous version's (repeatable)")
     args = parser.parse_args(argv)
     project = Path(args.project).resolve()
     if not args.note.strip():
@@ -138,9 +151,15 @@ def main(argv: list[str]) -> int:
               f"{engine.relative_to(project)} again")
         return 0
     tags = [line.split()[0] for line in plan_lines(project) if line.startswith("@")]
-    subprocess.run(["sqitch", "rework", args.change, "-n", args.note], cwd=project, check=True,
-                   stdout=subprocess.DEVNULL)
+    # The rework requires what the previous version required (sqitch adds the previous version itself), and
+    # whatever --requires names: a change whose functions the new version calls (the SQL guards check it).
+    requires = [d for d in newest_requires(project, args.change) if not d.startswith(args.change + "@")]
+    requires += [d for d in args.requires if d not in requires]
+    subprocess.run(["sqitch", "rework", args.change, "-n", args.note,
+                    *(arg for d in requires for arg in ("-r", d))],
+                   cwd=project, check=True, stdout=subprocess.DEVNULL)
     previous = project / "sql" / "deploy" / f"{args.change}{tags[-1]}.sql"
+    new_deploy = deploy_copy(project, args.change, engine)
     deploy.write_text(new_deploy)
     (project / "sql" / "revert" / f"{args.change}.sql").write_text(
         revert_script(project, args.change, previous, new_deploy))

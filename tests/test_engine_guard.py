@@ -194,6 +194,9 @@ def test_rework_writes_the_deploy_as_a_copy_and_the_revert_as_the_previous_deplo
     plan = (mini / "sqitch.plan").read_text().splitlines()
     assert plan[-1].startswith("greet [greet@v1") and plan[-1].endswith("# greet says hi")
     assert (mini / "sql" / "deploy" / "greet@v1.sql").read_text() == previous_deploy
+    # The new version requires the previous one and what that required, and its header says so (test_sql_guards).
+    assert "[greet@v1 schema]" in plan[-1]
+    assert "-- requires: greet@v1 schema\n" in (mini / "sql" / "deploy" / "greet.sql").read_text()
     assert engine_guard.copies(mini) == []
     revert = (mini / "sql" / "revert" / "greet.sql").read_text()
     assert "DROP FUNCTION IF EXISTS mini.wave(int, text);" in revert
