@@ -1,18 +1,27 @@
--- @@ engine file of change submit; header of submit.sql:
--- Deploy cyclone:submit
--- requires: submit@v0.15.0 advance checks traces history
--- Reworked after v0.15.0 (only get_run changes): it reads the live tables first
--- (ONLY) and the parents, history included, only for a run that is not there,
--- so that polling a live run never plans, locks or probes the day tables
--- (history.sql). An archived run is found by the second read; a run archived
--- between the two is found by the second too (a statement's own snapshot).
--- @@ plan notes of every version of this change:
--- @@ [submit@v0.2.0.sql] submit, submit_many and get_run.
--- @@ [submit@v0.6.0.sql] One wording for a missing object: '<what> not found'.
--- @@ [submit@v0.15.0.sql] submit gains p_traceparent (SPEC 5); the five-argument form is dropped.
--- @@ [submit.sql] get_run reads the live tables first and the history only for a run that is not there: polling a live run never reads a day table.
+-- sql/engine/23_submit.sql: change `submit` — how any SQL client starts and reads a run
+-- (SPEC 5): submit, submit_many and get_run, granted to cyclone_client and cyclone_admin.
+-- They check their arguments and leave the rest to 22_advance.sql's _start_runs, the
+-- one path every run is made by.
+-- Requires: 22_advance.sql (_start_runs), 03_checks.sql (_check_payload, _shown),
+-- 39_traces.sql (_traceparent_problem), 10_runs_tables.sql (cyclone_runs, cyclone_steps).
+-- Locks: none on a run that exists. A submit writes new rows, which no other
+-- transaction sees before it commits; two submits of one idempotency key, or two
+-- creating one limit bucket, wait for each other's insert of that row (21_runs.sql).
+-- get_run takes no lock.
+-- This file is the change's complete current source; edit it here and ship it with
+-- `make rework CHANGE=submit NOTE="..."` (docs/architecture.md, Changing the engine).
 
--- @@ last defined in submit@v0.15.0.sql
+-- Starts one run of p_workflow (SPEC 5) and returns its id. 22004 for a NULL
+-- workflow or input; 22023 for an empty idempotency key, a malformed p_traceparent
+-- (the message says what is wrong) or an input over 1 MiB; P0002 for an unknown
+-- workflow. A key already used for the workflow returns that run's id, with its own
+-- traceparent, and writes nothing. p_traceparent, a W3C trace context, is kept on the
+-- run so that each execution of its steps joins the caller's trace (SPEC 14). It is
+-- the last parameter and there is no five-argument form, so calls with one to five
+-- arguments resolve to this one function.
+-- plan_cache_mode = force_generic_plan, as on the whole hot path (submit, claim,
+-- renew, complete, complete_many, fail): its statements have good generic plans, and
+-- planning them again on every call cost more than executing them.
 CREATE OR REPLACE FUNCTION cyclone.submit(
     p_workflow text,
     p_input jsonb DEFAULT '{}'::jsonb,
@@ -50,7 +59,10 @@ REVOKE ALL ON FUNCTION cyclone.submit(text,jsonb,interval,text,timestamp with ti
 GRANT EXECUTE ON FUNCTION cyclone.submit(text,jsonb,interval,text,timestamp with time zone,text) TO cyclone_client;
 GRANT EXECUTE ON FUNCTION cyclone.submit(text,jsonb,interval,text,timestamp with time zone,text) TO cyclone_admin;
 
--- @@ last defined in submit@v0.15.0.sql
+-- The batch form of submit: one run per input, in order, all or nothing. 22004 for
+-- a NULL argument or input, 22023 for an input over 1 MiB (either naming the input's
+-- position); P0002 for an unknown workflow, even with no inputs. No idempotency key,
+-- no start time, no traceparent (SPEC 5 gives it none: its runs are in no trace).
 CREATE OR REPLACE FUNCTION cyclone.submit_many(
     p_workflow text,
     p_inputs jsonb[],
@@ -78,7 +90,14 @@ REVOKE ALL ON FUNCTION cyclone.submit_many(text,jsonb[],interval) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cyclone.submit_many(text,jsonb[],interval) TO cyclone_client;
 GRANT EXECUTE ON FUNCTION cyclone.submit_many(text,jsonb[],interval) TO cyclone_admin;
 
--- @@ last defined in submit.sql
+-- One run with the error of the discard that failed it: the earliest (by
+-- finished_at, then id) discarded step not contained by cancel_branch, NULL when
+-- there is none (SPEC 5). NULL id: 22004; unknown id: P0002. It reads the live tables
+-- first (ONLY) and the parents, history included, only for a run that is not there,
+-- so that polling a live run never plans, locks or probes the day tables
+-- (43_history.sql). STABLE, so both reads see the calling query's snapshot: a run
+-- archived meanwhile is found by one or the other. #variable_conflict use_column:
+-- the result columns share their names with the tables'.
 CREATE OR REPLACE FUNCTION cyclone.get_run(p_run_id uuid)
 RETURNS TABLE(id uuid, workflow text, state text, error_kind text, error text, input jsonb, output jsonb, created_at timestamp with time zone, finished_at timestamp with time zone, deadline_at timestamp with time zone)
 LANGUAGE plpgsql
