@@ -1,14 +1,22 @@
--- @@ engine file of change signals; header of signals@v0.15.0.sql:
--- Deploy cyclone:signals
--- requires: advance runs checks clock
--- signal(): completes the waiting wait node(s) for a signal and advances the run,
--- or keeps a signal that came before its node was reached (consumed, oldest
--- first, when the node is reached: see _advance). Lock order: the run, then steps.
--- @@ plan notes of every version of this change:
--- @@ [signals@v0.15.0.sql] signal: complete a waiting node, or keep an early signal.
--- @@ [signals.sql] signal reads and writes the live tables only (ONLY): finished runs are in history.sql's day tables; an archived run is terminal (false).
+-- sql/engine/30_signals.sql: change `signals` — delivering a signal to a run's wait nodes (SPEC section 9).
+-- Owns: signal. A signal completes the wait node(s) waiting for it; one that comes before its node is
+-- reached is kept in cyclone_signals and consumed, oldest first, when the node is reached (_advance,
+-- 22_advance.sql).
+-- Requires: 10_runs_tables.sql (cyclone_runs, cyclone_steps, cyclone_signals), 21_runs.sql
+-- (_lock_existing_run), 22_advance.sql (_advance), 03_checks.sql (_require, _check_payload), 02_clock.sql.
+-- Called by: cyclone_client and cyclone_admin (the CLI's signal; on a router, the run's shard).
+-- Lock order: the run row, after its ancestors (_lock_existing_run), then its steps. Live tables only
+-- (ONLY): an archived run is finished, and a signal to it answers false.
+--
+-- This file is the change's complete current source; edit it here and ship it with
+-- `make rework CHANGE=signals NOTE="..."` (docs/architecture.md, Changing the engine).
 
--- @@ last defined in signals.sql (a dump); prose below from signals@v0.15.0.sql; redefined since in: signals.sql
+-- signal: delivers p_name with p_payload to a running or paused run. Every wait node of that signal that is
+-- waiting completes with p_payload as its output, and the DAG advances (true). Else, when a wait node of
+-- that signal is still pending (not reached yet), the signal is kept for it (true). Otherwise false: the
+-- run is over, or no wait node of that signal is still to come (a signal no node will consume is not
+-- kept). Guards: p_name non-empty (22023; NULL: 22004), p_payload at most 1 MiB (22023), P0002 for an
+-- unknown run.
 CREATE OR REPLACE FUNCTION cyclone.signal(p_run_id uuid, p_name text, p_payload jsonb DEFAULT NULL::jsonb)
 RETURNS boolean
 LANGUAGE plpgsql
