@@ -1,17 +1,61 @@
--- @@ engine file of change cron; header of cron.sql:
--- Deploy cyclone:cron
--- requires: cron@v0.13.0 checks
--- Reworked after v0.13.0 (cron@v0.13.0.sql has the rest of the change, which
--- stays): next_fire shows a bad time zone, and a cron that never fires, cut
--- to 40 characters, as every refusal shows a value. Only next_fire changes.
--- @@ plan notes of every version of this change:
--- @@ [cron@v0.4.0.sql] next_fire: cron evaluation in any time zone (SPEC 13), fast enough to call per schedule per tick.
--- @@ [cron@v0.13.0.sql] The cron messages name no caller (schedule() shows them too); _cron_after: the evaluator over a parsed cron, which tick calls without re-parsing.
--- @@ [cron.sql] next_fire shows a bad time zone or a cron that never fires cut to 40 characters.
+-- sql/engine/33_cron.sql: change `cron` — cron evaluation in any time zone (SPEC 13).
+-- Owns: next_fire(cron, after, timezone), the first fire time strictly after a moment, and the pieces under
+-- it: the parser (_cron_parse, one field at a time with _cron_field and _cron_value; _cron_spec casts its
+-- result to the type cron_spec, which schedules keep so that tick never parses), the evaluator over a
+-- parsed cron (_cron_after), the wall-clock search (_cron_next_wall: month -> day -> hour -> minute over
+-- the parsed arrays), wall clock to instant across daylight-saving changes (_cron_instant: in a gap, the
+-- jump; in a repeated hour, the first occurrence), and the time zone check (_cron_timezone_known).
+-- Requires: 12_schedules_tables.sql (the type cron_spec), 03_checks.sql (_require_given, _shown). Reads no
+-- clock: every function here is given its moment.
+-- Called by: every role (next_fire; the CLI's cron-next); 34_schedules.sql (schedule, backfill and tick's
+-- _fire_schedules call _cron_spec and _cron_after). Takes no locks.
+-- The messages say "cron: ..." and name no caller, since schedule() shows them as well as next_fire.
+--
+-- This file is the change's complete current source; edit it here and ship it with
+-- `make rework CHANGE=cron NOTE="..."` (docs/architecture.md, Changing the engine).
 
--- @@ last defined in cron@v0.13.0.sql
--- One field: '*', lists, ranges, steps (a-b/n, */n, a/n = a to the top), names.
--- Returns the sorted distinct values; 22023 naming the field otherwise.
+-- _cron_value: one value of a field: a number in [p_lo, p_hi] (at most four digits are read; more is out
+-- of range) or a three-letter name from p_names (case-insensitive; the first name is p_name_base). 22023
+-- naming the field otherwise.
+CREATE OR REPLACE FUNCTION cyclone._cron_value(
+    p_text text,
+    p_what text,
+    p_field text,
+    p_lo integer,
+    p_hi integer,
+    p_names text[],
+    p_name_base integer)
+RETURNS integer
+LANGUAGE plpgsql
+IMMUTABLE
+AS $$
+DECLARE
+    v_value int;
+BEGIN
+    IF p_text ~ '^[0-9]+$' THEN
+        v_value := CASE WHEN length(p_text) > 4 THEN -1 ELSE p_text::int END;
+        IF v_value BETWEEN p_lo AND p_hi THEN
+            RETURN v_value;
+        END IF;
+        RAISE EXCEPTION 'cron: % % is out of range (% to %)', p_what, p_text, p_lo, p_hi
+            USING ERRCODE = '22023';
+    END IF;
+    IF p_text !~ '^[A-Za-z]{3}$' THEN
+        RAISE EXCEPTION 'cron: bad % field "%"', p_what, p_field USING ERRCODE = '22023';
+    END IF;
+    v_value := array_position(p_names, upper(p_text));
+    IF v_value IS NULL THEN
+        RAISE EXCEPTION 'cron: unknown % name "%"', p_what, p_text USING ERRCODE = '22023';
+    END IF;
+    RETURN v_value - 1 + p_name_base;
+END
+$$;
+REVOKE ALL ON FUNCTION cyclone._cron_value(text,text,text,integer,integer,text[],integer) FROM PUBLIC;
+
+-- _cron_field: one field: '*', lists, ranges and steps (a-b/n, */n, and a/n meaning a to the top), values
+-- as numbers or names. Returns the field's values, sorted and distinct; 22023 naming the field for a bad
+-- one (a backwards range, a step of 0 or larger than the field's span). Split with split_part and LIKE,
+-- not regular expression captures, which were slow. In the day-of-week field 7 is Sunday, as 0 is.
 CREATE OR REPLACE FUNCTION cyclone._cron_field(
     p_field text,
     p_what text,
@@ -75,46 +119,10 @@ END
 $$;
 REVOKE ALL ON FUNCTION cyclone._cron_field(text,text,integer,integer,text[],integer) FROM PUBLIC;
 
--- @@ last defined in cron@v0.13.0.sql
--- One value of a field: a number in [p_lo, p_hi] or a three-letter name.
-CREATE OR REPLACE FUNCTION cyclone._cron_value(
-    p_text text,
-    p_what text,
-    p_field text,
-    p_lo integer,
-    p_hi integer,
-    p_names text[],
-    p_name_base integer)
-RETURNS integer
-LANGUAGE plpgsql
-IMMUTABLE
-AS $$
-DECLARE
-    v_value int;
-BEGIN
-    IF p_text ~ '^[0-9]+$' THEN
-        v_value := CASE WHEN length(p_text) > 4 THEN -1 ELSE p_text::int END;
-        IF v_value BETWEEN p_lo AND p_hi THEN
-            RETURN v_value;
-        END IF;
-        RAISE EXCEPTION 'cron: % % is out of range (% to %)', p_what, p_text, p_lo, p_hi
-            USING ERRCODE = '22023';
-    END IF;
-    IF p_text !~ '^[A-Za-z]{3}$' THEN
-        RAISE EXCEPTION 'cron: bad % field "%"', p_what, p_field USING ERRCODE = '22023';
-    END IF;
-    v_value := array_position(p_names, upper(p_text));
-    IF v_value IS NULL THEN
-        RAISE EXCEPTION 'cron: unknown % name "%"', p_what, p_text USING ERRCODE = '22023';
-    END IF;
-    RETURN v_value - 1 + p_name_base;
-END
-$$;
-REVOKE ALL ON FUNCTION cyclone._cron_value(text,text,text,integer,integer,text[],integer) FROM PUBLIC;
-
--- @@ last defined in cron@v0.13.0.sql
--- A cron expression as arrays: minutes, hours, days of month, months, days of
--- week (0 = Sunday), and whether each day field is unrestricted (begins with *).
+-- _cron_parse: a cron expression, five fields or an @ shorthand (@yearly, @annually, @monthly, @weekly,
+-- @daily, @midnight, @hourly), as arrays: minutes, hours, days of month, months, days of week (0 = Sunday),
+-- and whether each day field is unrestricted (begins with *), which decides how _cron_next_wall combines
+-- them. Case and surrounding blanks do not matter. 22023 for anything else.
 CREATE OR REPLACE FUNCTION cyclone._cron_parse(
     p_cron text, OUT minutes integer[], OUT hours integer[], OUT days integer[], OUT months integer[], OUT weekdays integer[], OUT any_day boolean, OUT any_weekday boolean)
 RETURNS record
@@ -147,10 +155,18 @@ END
 $$;
 REVOKE ALL ON FUNCTION cyclone._cron_parse(text) FROM PUBLIC;
 
--- @@ last defined in cron@v0.13.0.sql
--- The first wall-clock time at or after p_from (whole minutes) that the parsed
--- cron matches, searching 8 years (every Feb 29 pattern fires in that span);
--- NULL when none does.
+-- _cron_spec: _cron_parse's result as a cron_spec, the form cyclone_schedules.spec keeps.
+CREATE OR REPLACE FUNCTION cyclone._cron_spec(p_cron text)
+RETURNS cyclone.cron_spec
+LANGUAGE sql
+IMMUTABLE
+AS $$ SELECT ROW(p.*)::cyclone.cron_spec FROM cyclone._cron_parse(p_cron) p $$;
+REVOKE ALL ON FUNCTION cyclone._cron_spec(text) FROM PUBLIC;
+
+-- _cron_next_wall: the first wall-clock time at or after p_from (whole minutes) that the parsed cron
+-- matches, searching 8 years (every February 29 pattern fires in that span); NULL when none does (a cron
+-- such as '0 0 30 2 *' never fires). Days match as in cron (SPEC 13): when both day fields are restricted,
+-- a day that matches either is a match; when one is unrestricted, the other decides.
 CREATE OR REPLACE FUNCTION cyclone._cron_next_wall(
     p_minutes integer[],
     p_hours integer[],
@@ -212,10 +228,11 @@ END
 $$;
 REVOKE ALL ON FUNCTION cyclone._cron_next_wall(integer[],integer[],integer[],integer[],integer[],boolean,boolean,timestamp without time zone) FROM PUBLIC;
 
--- @@ last defined in cron@v0.13.0.sql
--- The instant of wall-clock time p_wall in p_timezone: its first occurrence
--- when the hour repeats; when a daylight-saving jump skips it, the first
--- instant after the jump (the first instant whose wall-clock time is later).
+-- _cron_instant: the instant of wall-clock time p_wall in p_timezone. When the hour repeats, its first
+-- occurrence; when a daylight-saving jump skips it, the first instant after the jump (the first instant
+-- whose wall-clock time is later). The offsets in force a day either side of a first guess give every
+-- instant p_wall can be; a skipped time is found by a binary search to the second. STABLE: the answer
+-- depends on the server's time zone data.
 CREATE OR REPLACE FUNCTION cyclone._cron_instant(p_wall timestamp without time zone, p_timezone text)
 RETURNS timestamp with time zone
 LANGUAGE plpgsql
@@ -265,44 +282,11 @@ END
 $$;
 REVOKE ALL ON FUNCTION cyclone._cron_instant(timestamp without time zone,text) FROM PUBLIC;
 
--- @@ last defined in cron@v0.13.0.sql
--- Whether p_timezone is in pg_timezone_names. The view reads every zone file
--- (about 50 ms), so a name found there is remembered for the session in the
--- setting cyclone.known_timezones.
-CREATE OR REPLACE FUNCTION cyclone._cron_timezone_known(p_timezone text)
-RETURNS boolean
-LANGUAGE plpgsql
-STABLE
-AS $$
-BEGIN
-    IF p_timezone = 'UTC' OR (strpos(p_timezone, ',') = 0
-         AND strpos(coalesce(current_setting('cyclone.known_timezones', true), ''), ',' || p_timezone || ',') > 0) THEN
-        RETURN true;
-    END IF;
-    IF NOT EXISTS (SELECT 1 FROM pg_timezone_names WHERE name = p_timezone) THEN
-        RETURN false;
-    END IF;
-    PERFORM set_config('cyclone.known_timezones',
-                       coalesce(nullif(current_setting('cyclone.known_timezones', true), ''), ',') || p_timezone || ',',
-                       false);
-    RETURN true;
-END
-$$;
-REVOKE ALL ON FUNCTION cyclone._cron_timezone_known(text) FROM PUBLIC;
-
--- @@ last defined in cron@v0.13.0.sql
-CREATE OR REPLACE FUNCTION cyclone._cron_spec(p_cron text)
-RETURNS cyclone.cron_spec
-LANGUAGE sql
-IMMUTABLE
-AS $$ SELECT ROW(p.*)::cyclone.cron_spec FROM cyclone._cron_parse(p_cron) p $$;
-REVOKE ALL ON FUNCTION cyclone._cron_spec(text) FROM PUBLIC;
-
--- @@ last defined in cron@v0.13.0.sql
--- The first fire time strictly after p_after of a parsed cron in a known time
--- zone; NULL when it never fires. Wall-clock minutes from p_after's own minute
--- on; the first whose instant is strictly after p_after (a repeated hour's
--- second pass maps earlier).
+-- _cron_after: the evaluator over a parsed cron: the first fire time strictly after p_after in p_timezone
+-- (a zone already checked), NULL when it never fires. It walks wall-clock minutes from p_after's own minute
+-- on and takes the first whose instant is strictly after p_after (the second pass of a repeated hour maps
+-- to an earlier instant, and is passed over). next_fire, schedule, backfill and tick's _fire_schedules
+-- call it.
 CREATE OR REPLACE FUNCTION cyclone._cron_after(
     p_spec cyclone.cron_spec,
     p_after timestamp with time zone,
@@ -330,7 +314,35 @@ END
 $$;
 REVOKE ALL ON FUNCTION cyclone._cron_after(cyclone.cron_spec,timestamp with time zone,text) FROM PUBLIC;
 
--- @@ last defined in cron.sql
+-- _cron_timezone_known: whether p_timezone is in pg_timezone_names. That view reads every zone file (about
+-- 50 ms), so a name found there is remembered for the session in the setting cyclone.known_timezones (a
+-- comma-separated list; a name with a comma is always looked up). 'UTC' needs no lookup. Declared STABLE
+-- although it writes that setting: the cache never changes an answer.
+CREATE OR REPLACE FUNCTION cyclone._cron_timezone_known(p_timezone text)
+RETURNS boolean
+LANGUAGE plpgsql
+STABLE
+AS $$
+BEGIN
+    IF p_timezone = 'UTC' OR (strpos(p_timezone, ',') = 0
+         AND strpos(coalesce(current_setting('cyclone.known_timezones', true), ''), ',' || p_timezone || ',') > 0) THEN
+        RETURN true;
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_timezone_names WHERE name = p_timezone) THEN
+        RETURN false;
+    END IF;
+    PERFORM set_config('cyclone.known_timezones',
+                       coalesce(nullif(current_setting('cyclone.known_timezones', true), ''), ',') || p_timezone || ',',
+                       false);
+    RETURN true;
+END
+$$;
+REVOKE ALL ON FUNCTION cyclone._cron_timezone_known(text) FROM PUBLIC;
+
+-- next_fire: the public face of the evaluator (SPEC 13): parses p_cron and returns its first fire time
+-- strictly after p_after in p_timezone's wall clock. 22004 for a NULL argument; 22023 for an infinite
+-- p_after, an unknown time zone, a bad cron, or a cron that never fires (the zone and the cron shown cut to
+-- 40 characters, as every refusal shows a value).
 CREATE OR REPLACE FUNCTION cyclone.next_fire(
     p_cron text,
     p_after timestamp with time zone,
