@@ -1,35 +1,36 @@
--- @@ engine file of change history; header of history@v0.16.0.sql:
--- Deploy cyclone:history
--- requires: tables step_errors schedules audit checks clock
--- History (docs/history.md): finished runs leave the tables the hot path
--- touches. cyclone_runs and cyclone_steps keep the live rows (and runs that
--- finished since the last archive()); each UTC day of finished runs has a table
--- of its own for its runs and one for their steps, inheritance children of
--- cyclone_runs and cyclone_steps. A query on cyclone_runs, cyclone_steps or a
--- view over them reads the children too, so every run is where users look
--- until it is pruned; the engine's own statements read the live tables with
--- ONLY. prune() drops a whole day by dropping its two tables.
+-- sql/engine/43_history.sql: change `history` — finished runs leave the tables the hot path touches
+-- (docs/history.md).
+-- cyclone_runs and cyclone_steps keep the live rows, and the runs that finished since the last archive();
+-- each UTC day of finished runs has a table of its own for its runs and one for their steps, inheritance
+-- children of cyclone_runs and cyclone_steps, listed in cyclone_history. A query on cyclone_runs,
+-- cyclone_steps or a view over them reads the children too, so every run is where users look until it is
+-- pruned; the engine's own statements read the live tables with ONLY, so a claim or a completion never
+-- plans, locks or scans a day table. prune() (32_prune.sql) drops a whole day by dropping its two tables.
+-- Inheritance, not PARTITION BY: a partitioned table's primary key must include its partition key, and
+-- cyclone_runs keeps id as its primary key (SPEC 3), with the live rows in a table of their own. A day's
+-- tables are made here when first needed, or ahead by tick() (today's and tomorrow's).
+-- What leaves the live tables with a run: its steps. What stays where it was: its audit rows, step errors,
+-- schedule row and idempotency key (cyclone_run_keys, unique over every kept run), which prune() deletes
+-- with the run; their foreign keys to the live tables are gone (a cascade would delete them at archive).
+-- A run's unconsumed signals go when it is archived (their foreign key cascades; nothing can consume them).
+-- cyclone_archive_queue lists the finished runs of the live table (the transaction that ends a run adds it,
+-- 21_runs.sql and 22_advance.sql): archive() reads it instead of an index on finished_at, which the live
+-- table does without so that ending a run is a HOT update.
+-- Owns: archive, _archive_day, _revive, _history_day, _history_day_of, _history_table. The tables
+-- (cyclone_history, cyclone_archive_queue) are in 13_history_tables.sql.
+-- Requires: 13_history_tables.sql, 10_runs_tables.sql (cyclone_runs, cyclone_steps, cyclone_run_keys),
+-- 03_checks.sql (_require, _require_given).
+-- Called by: tick (31_tick.sql: _history_day, archive), cyclone_admin (archive), retry and retry_all
+-- (29_operator.sql: _revive), prune (32_prune.sql: _history_table, _history_day_of, _revive).
+-- Locks: archive takes the runs it moves with FOR UPDATE SKIP LOCKED, so it never waits for an operator
+-- action, a tick or another archive; creating a day's tables is serialised by an advisory lock, and
+-- attaching them takes SHARE UPDATE EXCLUSIVE on the parents (it waits for a VACUUM of the live tables,
+-- never for the engine's work).
 --
--- Inheritance, not PARTITION BY: a partitioned table's primary key must
--- include its partition key, and cyclone_runs keeps id as its primary key
--- (SPEC 3) with the live rows in a table of their own. Children are created
--- here, not ahead of need by an extension: _history_day() makes a day's
--- tables the first time a run of that day is archived (tick() makes today's
--- and tomorrow's ahead).
---
--- What leaves the live tables with a run: its steps. What stays where it was:
--- its audit rows, step errors, schedule row and idempotency key, which prune()
--- deletes with the run; their foreign keys to the live tables go (a cascade
--- would delete them at archive). A run's unconsumed signals are deleted when it
--- is archived (nothing can consume them). An idempotency key is unique over
--- every kept run through cyclone_run_keys, a table of its own that rows never
--- leave until prune.
--- @@ plan notes of every version of this change:
--- @@ [history@v0.16.0.sql] History (issue #19): a UTC day's finished runs and steps in tables of their own, inheritance children of cyclone_runs and cyclone_steps (cyclone_history lists them); archive() moves finished runs there; cyclone_run_keys keeps idempotency keys unique over live and archived runs; the foreign keys that would cascade at archive go.
--- @@ [history.sql] archive() reads cyclone_archive_queue; _archive_day takes runs off it and _revive puts a finished run back on it; a day's runs table gets the state and finished_at indexes the live table no longer has.
+-- This file is the change's complete current source; edit it here and ship it with
+-- `make rework CHANGE=history NOTE="..."` (docs/architecture.md, Changing the engine).
 
--- @@ last defined in history@v0.16.0.sql
--- The UTC day a finished run is archived under.
+-- _history_day_of: the UTC day a run that finished at p_finished_at is archived under.
 CREATE OR REPLACE FUNCTION cyclone._history_day_of(p_finished_at timestamp with time zone)
 RETURNS date
 LANGUAGE sql
@@ -39,8 +40,8 @@ AS $$
 $$;
 REVOKE ALL ON FUNCTION cyclone._history_day_of(timestamp with time zone) FROM PUBLIC;
 
--- @@ last defined in history@v0.16.0.sql
--- The name of a day's table of runs or steps (p_kind: 'runs' or 'steps').
+-- _history_table: the name of a day's table of runs or steps (p_kind 'runs' or 'steps'), qualified and
+-- quoted: cyclone.cyclone_runs_YYYY_MM_DD, cyclone.cyclone_steps_YYYY_MM_DD.
 CREATE OR REPLACE FUNCTION cyclone._history_table(p_kind text, p_day date)
 RETURNS text
 LANGUAGE sql
@@ -50,11 +51,14 @@ AS $$
 $$;
 REVOKE ALL ON FUNCTION cyclone._history_table(text,date) FROM PUBLIC;
 
--- @@ last defined in history.sql (a dump); prose below from history@v0.16.0.sql; redefined since in: history.sql
--- The tables of one day, created when missing (names qualified: the tables'
--- owner may call it directly, as the history bench does). Both inherit the live table's
--- columns and CHECKs and copy its indexes (the partial ones on live states stay
--- empty), so that reads through the parent find a day's rows by the same keys.
+-- _history_day: the tables of one day, made when missing, and the day's cyclone_history row. Both tables
+-- take the live table's columns, CHECKs and indexes (the partial ones on live states stay empty), so that
+-- reads through the parent find a day's rows by the same keys, plus a CHECK that every row is finished and,
+-- for runs, that it finished that day; then they inherit from the live table. A day's runs table also gets
+-- the two indexes the live one does without (10_runs_tables.sql): (state, created_at, id) for the list
+-- pages and (finished_at) for prune's day the cutoff falls in. One creator at a time (an advisory lock; the
+-- loser finds the winner's row). Names are qualified: the tables' owner may call it directly, as the
+-- history bench does.
 CREATE OR REPLACE FUNCTION cyclone._history_day(p_day date)
 RETURNS cyclone.cyclone_history
 LANGUAGE plpgsql
@@ -96,9 +100,9 @@ END
 $$;
 REVOKE ALL ON FUNCTION cyclone._history_day(date) FROM PUBLIC;
 
--- @@ last defined in history.sql (a dump); prose below from history@v0.16.0.sql; redefined since in: history.sql
--- Moves the given finished runs of one day, with their steps, into its tables
--- (made when missing); returns how many runs moved.
+-- _archive_day: moves the given runs, all finished on p_day, with their steps, from the live tables into the
+-- day's tables (made when missing), steps first, each in one DELETE ... RETURNING into an INSERT; the runs
+-- leave cyclone_archive_queue. Returns how many runs moved. The caller (archive) holds their locks.
 CREATE OR REPLACE FUNCTION cyclone._archive_day(p_day date, p_ids uuid[])
 RETURNS integer
 LANGUAGE plpgsql
@@ -118,12 +122,13 @@ END
 $$;
 REVOKE ALL ON FUNCTION cyclone._archive_day(date,uuid[]) FROM PUBLIC;
 
--- @@ last defined in history.sql (a dump); prose below from history@v0.16.0.sql; redefined since in: history.sql
--- archive(): moves up to p_limit finished runs, oldest first, with their steps,
--- into the tables of the day they finished. A run whose parent is live, or
--- that has a live child, stays (a tree leaves together once its root is done,
--- and pruning keeps a finished child while its parent is live). Runs locked
--- by someone else are skipped, so two archives never wait for each other.
+-- archive: moves up to p_limit finished runs, oldest first (by cyclone_archive_queue), with their steps, into
+-- the tables of the day they finished, one _archive_day a day; returns how many. A run whose parent is live,
+-- or that has a live child (a child run retried by an operator), stays: a tree leaves together once all of
+-- it is done, and prune keeps a finished child while its parent is live. Runs locked by someone else are
+-- skipped, so two archives never wait for each other. When a prune drops a day's tables after this read
+-- them (the day is past the cutoff), the day is made again and the runs moved there; a later prune drops
+-- them. Guards: p_limit positive (22023; NULL: 22004).
 CREATE OR REPLACE FUNCTION cyclone.archive(p_limit integer DEFAULT 10000)
 RETURNS integer
 LANGUAGE plpgsql
@@ -167,11 +172,11 @@ COMMENT ON FUNCTION cyclone.archive(integer) IS 'Move up to p_limit finished run
 REVOKE ALL ON FUNCTION cyclone.archive(integer) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cyclone.archive(integer) TO cyclone_admin;
 
--- @@ last defined in history.sql (a dump); prose below from history@v0.16.0.sql; redefined since in: history.sql
--- Brings an archived run and its steps back into the live tables (an operator
--- retry reopens it). The caller holds the run's lock (retry: _lock_run, which
--- finds an archived run too) or its day's (prune). False when the run is not
--- archived.
+-- _revive: brings an archived run and its steps back into the live tables, for a retry to reopen it (or for
+-- prune, before it drops a day, when the run's parent is live again). The caller holds the run's lock
+-- (retry: _lock_run, which finds an archived run too) or its day's (prune). The run comes back finished, so
+-- it goes on cyclone_archive_queue again: archive() takes it again unless it is reopened. Steps keep their
+-- ids (OVERRIDING SYSTEM VALUE: the live table's id is an identity). False when the run is not archived.
 CREATE OR REPLACE FUNCTION cyclone._revive(p_run_id uuid)
 RETURNS boolean
 LANGUAGE plpgsql
