@@ -1,13 +1,18 @@
--- @@ engine file of change clock; header of clock.sql:
--- Deploy cyclone:clock
--- requires: schema
--- The one engine clock. Every engine function reads cyclone.now(); tests move it
--- with advance_time(), and the offset lives in a one-row table so that it holds
--- across connections.
--- @@ plan notes of every version of this change:
--- @@ [clock.sql] One engine clock, cyclone.now(), that tests can move with advance_time.
+-- sql/engine/02_clock.sql: change `clock` — the one engine clock.
+-- Owns: cyclone.now(), advance_time(), reset_time().
+-- Requires: 00_schema.sql, and the table cyclone.clock (01_clock_tables.sql), whose offset now() adds.
+-- Called by: every engine function and column default that needs the time (no now(), clock_timestamp() or
+-- current_timestamp anywhere else in the engine: STYLE.md), so that tests can move all of it at once; every
+-- role may read it. advance_time and reset_time are for tests, granted to cyclone_admin only (SPEC 2).
+-- Locks: advance_time and reset_time update the clock's one row, so two of them at once wait for each other;
+-- now() only reads it.
+-- This file is the change's complete current source; edit it here and ship it with
+-- `make rework CHANGE=clock NOTE="..."` (docs/architecture.md, Changing the engine).
 
--- @@ last defined in clock.sql
+-- Engine time: the transaction's time (pg_catalog.now(), so it stays fixed within a transaction) plus the
+-- test offset. A missing clock row counts as no offset. STABLE: it changes only between transactions or when
+-- advance_time runs. SECURITY DEFINER: every role calls it (and column defaults call it for whoever inserts),
+-- while only cyclone_admin may read cyclone.clock.
 CREATE OR REPLACE FUNCTION cyclone.now()
 RETURNS timestamp with time zone
 LANGUAGE plpgsql
@@ -27,7 +32,9 @@ GRANT EXECUTE ON FUNCTION cyclone.now() TO cyclone_worker;
 GRANT EXECUTE ON FUNCTION cyclone.now() TO cyclone_client;
 GRANT EXECUTE ON FUNCTION cyclone.now() TO cyclone_admin;
 
--- @@ last defined in clock.sql
+-- Tests only: moves the engine clock forward by p_by and returns the new engine time. The offset accumulates
+-- and lives in the clock row, so every connection sees it once this transaction commits. The clock only moves
+-- forward: a negative p_by is 22023, a NULL one 22004; reset_time() is the way back.
 CREATE OR REPLACE FUNCTION cyclone.advance_time(p_by interval)
 RETURNS timestamp with time zone
 LANGUAGE plpgsql
@@ -45,11 +52,12 @@ BEGIN
     RETURN cyclone.now();
 END
 $$;
-COMMENT ON FUNCTION cyclone.advance_time(interval) IS 'Tests only: move the engine clock forward by p_by (cumulative, across connections).';
+COMMENT ON FUNCTION cyclone.advance_time(interval) IS
+    'Tests only: move the engine clock forward by p_by (cumulative, across connections).';
 REVOKE ALL ON FUNCTION cyclone.advance_time(interval) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cyclone.advance_time(interval) TO cyclone_admin;
 
--- @@ last defined in clock.sql
+-- Tests only: sets the offset back to zero, so the engine runs on real time again.
 CREATE OR REPLACE FUNCTION cyclone.reset_time()
 RETURNS void
 LANGUAGE sql
