@@ -1,17 +1,18 @@
--- @@ engine file of change checks; header of checks.sql:
--- Deploy cyclone:checks
--- requires: checks@v0.2.0 schema
--- The argument checks every public function shares: _require and _require_given
--- raise 22023 / 22004 naming the function, _check_payload caps inputs and
--- payloads, _bad_definition is the one way a definition problem is reported,
--- _name_problem says what is wrong with a name a user gives.
--- Internal: granted to no role.
--- @@ plan notes of every version of this change:
--- @@ [checks@v0.2.0.sql] The argument checks every public function shares (_require, _require_given, _check_payload, _bad_definition).
--- @@ [checks.sql] _name_problem: names users give are 1-200 characters with no control characters.
+-- sql/engine/03_checks.sql: change `checks` — the argument checks every public function shares.
+-- Owns: _require and _require_given (22023 / 22004 naming the function), _check_payload (the 1 MiB cap on
+-- inputs and payloads), _bad_definition (the one way a workflow definition problem is reported),
+-- _name_problem (what is wrong with a name a user gives) and _shown (a user's value as a message shows it).
+-- Requires: 00_schema.sql only; it reads no table.
+-- Called by: the public functions of the other files (define_workflow, submit, claim, complete, fail, signal,
+-- the operator actions, schedules, limits, ...), inside their SECURITY DEFINER bodies. Internal: granted to no
+-- role, and not SECURITY DEFINER (they run as their caller, who already is the owner). IMMUTABLE: each depends
+-- on its arguments alone (raising an error is allowed). They take no locks.
+-- This file is the change's complete current source; edit it here and ship it with
+-- `make rework CHANGE=checks NOTE="..."` (docs/architecture.md, Changing the engine).
 
--- @@ last defined in checks.sql
--- 22004 when p_ok is NULL (an argument was NULL), 22023 when it is false.
+-- One check of a public function's arguments: p_ok is the test (e.g. p_limit > 0), p_message says what was
+-- wanted, both prefixed by p_function in the error. 22004 when p_ok is NULL (an argument it tests was NULL),
+-- 22023 when it is false.
 CREATE OR REPLACE FUNCTION cyclone._require(p_function text, p_ok boolean, p_message text)
 RETURNS void
 LANGUAGE plpgsql
@@ -27,9 +28,8 @@ END
 $$;
 REVOKE ALL ON FUNCTION cyclone._require(text,boolean,text) FROM PUBLIC;
 
--- @@ last defined in checks.sql
 -- Raises 22004 unless every required argument was given (p_given is the AND of
--- their IS NOT NULL tests).
+-- their IS NOT NULL tests), with p_message naming them.
 CREATE OR REPLACE FUNCTION cyclone._require_given(p_function text, p_given boolean, p_message text)
 RETURNS void
 LANGUAGE plpgsql
@@ -43,9 +43,9 @@ END
 $$;
 REVOKE ALL ON FUNCTION cyclone._require_given(text,boolean,text) FROM PUBLIC;
 
--- @@ last defined in checks.sql
--- Inputs (and signal payloads) are capped so one bad caller cannot bloat the
--- steps table: every step of a run carries a copy of the run input.
+-- 22023 when p_value (a run input, a signal payload, a schedule's input; p_what names it in the message) is
+-- over 1 MiB. Inputs and payloads are capped so one bad caller cannot bloat the steps table: every step of a
+-- run carries a copy of the run input.
 CREATE OR REPLACE FUNCTION cyclone._check_payload(p_what text, p_value jsonb)
 RETURNS void
 LANGUAGE plpgsql
@@ -60,8 +60,8 @@ END
 $$;
 REVOKE ALL ON FUNCTION cyclone._check_payload(text,jsonb) FROM PUBLIC;
 
--- @@ last defined in checks.sql
--- A workflow definition problem (SPEC section 4): 22023 naming the workflow.
+-- A workflow definition problem (SPEC section 4): 22023 naming the workflow. define_workflow's checks
+-- (20_workflows.sql) report every problem through it, so they all read alike.
 CREATE OR REPLACE FUNCTION cyclone._bad_definition(p_workflow text, p_problem text)
 RETURNS void
 LANGUAGE plpgsql
@@ -73,7 +73,6 @@ END
 $$;
 REVOKE ALL ON FUNCTION cyclone._bad_definition(text,text) FROM PUBLIC;
 
--- @@ last defined in checks.sql
 -- What is wrong with a name a user gives (a workflow, node, handler or signal:
 -- 1 to 200 characters, no control characters), or NULL when nothing is.
 CREATE OR REPLACE FUNCTION cyclone._name_problem(p_name text)
@@ -90,9 +89,8 @@ AS $$
 $$;
 REVOKE ALL ON FUNCTION cyclone._name_problem(text) FROM PUBLIC;
 
--- @@ last defined in checks.sql
--- A name as an error message shows it: quoted, control characters escaped,
--- cut after 40 characters.
+-- A name (or any value a user gave) as an error message shows it: quoted, control characters escaped (as a
+-- JSON string), cut after 40 characters, so a long or odd value cannot flood or garble a message.
 CREATE OR REPLACE FUNCTION cyclone._shown(p_name text)
 RETURNS text
 LANGUAGE sql
