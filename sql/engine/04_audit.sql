@@ -1,20 +1,20 @@
--- @@ engine file of change audit; header of audit.sql:
--- Deploy cyclone:audit
--- requires: tables
--- Who acted (SPEC 9's audit trail): cyclone_audit.actor defaults to
--- _actor(), the person a face names for one transaction (the setting
--- cyclone.actor, set with set_config(..., true) before the action) and the
--- role the session logged in as: 'alice via console_role'. Without the
--- setting it is the role alone, as before. The operator functions need no
--- change: their INSERTs take the column default. cyclone_v_audit lets clients
--- read the trail (the web console's run page).
--- @@ plan notes of every version of this change:
--- @@ [audit.sql] cyclone_audit.actor names who acted: the transaction's cyclone.actor via the session role (_actor(), the column default); cyclone_v_audit for clients.
+-- sql/engine/04_audit.sql: change `audit` — who acted, for the operator audit trail (SPEC 9).
+-- Owns: _actor(), the default of cyclone_audit.actor. (The change's view, cyclone_v_audit, is in
+-- 15_views.sql with the other views.)
+-- Requires: 00_schema.sql. It loads before the tables because cyclone_audit.actor's default calls it
+-- (10_runs_tables.sql).
+-- Called by: nobody directly: the operator actions (retry, retry_all, cancel, pause, resume; 29_operator.sql)
+-- insert into cyclone_audit without an actor, and the default names who acted. A face (the web console, the
+-- CLI) names the person for one transaction with set_config('cyclone.actor', 'alice', true) before the action;
+-- the row then says 'alice via console_role'. Without the setting it is the session's role alone.
+-- This file is the change's complete current source; edit it here and ship it with
+-- `make rework CHANGE=audit NOTE="..."` (docs/architecture.md, Changing the engine).
 
--- @@ last defined in audit.sql
--- The actor of an audit row: the transaction's cyclone.actor (trimmed, control
--- characters dropped, at most 200 characters) 'via' the session's role, or the
--- role alone. Internal: the default of cyclone_audit.actor.
+-- The actor of an audit row: the transaction's cyclone.actor (trimmed, control characters dropped, at most 200
+-- characters) 'via' session_user, or session_user alone when the setting is missing or empty. session_user,
+-- not current_user: inside the SECURITY DEFINER operator functions current_user is the owner, while
+-- session_user is the role that logged in. Any role may set cyclone.actor, so the role is always recorded
+-- beside it. Internal: granted to no role; STABLE, as it reads a setting.
 CREATE OR REPLACE FUNCTION cyclone._actor()
 RETURNS text
 LANGUAGE sql
@@ -24,5 +24,6 @@ AS $$
       FROM (SELECT nullif(left(btrim(regexp_replace(coalesce(current_setting('cyclone.actor', true), ''),
                                                     '[\x01-\x1f\x7f-\x9f]', '', 'g')), 200), '') AS name) n
 $$;
-COMMENT ON FUNCTION cyclone._actor() IS 'cyclone_audit.actor''s default: the cyclone.actor setting of the transaction via session_user, or session_user.';
+COMMENT ON FUNCTION cyclone._actor() IS
+    'cyclone_audit.actor''s default: the cyclone.actor setting of the transaction via session_user, or session_user.';
 REVOKE ALL ON FUNCTION cyclone._actor() FROM PUBLIC;
