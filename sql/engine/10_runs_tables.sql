@@ -1,0 +1,308 @@
+-- sql/engine/10_runs_tables.sql: the tables of workflows, runs and steps, in their current shape.
+-- Owns: cyclone_workflows, cyclone_runs, cyclone_steps (the state machine), cyclone_signals (signals kept for a
+-- wait node to come), cyclone_step_errors (every error a step was given), cyclone_audit (operator actions),
+-- cyclone_run_keys (idempotency keys), with their indexes, comments and grants.
+-- Requires: 02_clock.sql (defaults call cyclone.now()) and 04_audit.sql (cyclone_audit.actor's default calls
+-- _actor()). Every function file reads or writes these tables.
+-- sqitch reaches this shape through the changes tables, client_reads, step_errors, limits (the steps' bucket
+-- columns and their indexes), traces, audit, list_pages, fail (failed_span), step_workflow, metrics, history
+-- and live_runs; the engine guard checks that both end in the same tables. A table changes by a new change
+-- with a hand-written ALTER, and this file is edited to match (tables are not reworked).
+--
+-- States are text with named CHECKs, and cross-column invariants make illegal rows unstorable: a step's lease
+-- columns are set iff it is running, finished_at is set iff a run or step is terminal.
+-- Finished runs leave cyclone_runs and cyclone_steps for the day tables of history (13_history_tables.sql,
+-- 43_history.sql): inheritance children, so a query of these tables (or of a view over them) reads every kept
+-- run, while the state machine's statements read the live rows alone (FROM ONLY).
+-- Lock order (21_runs.sql has it in full): a run's ancestors first (root down), then the run row (FOR NO KEY
+-- UPDATE, which the foreign key checks of rows inserted under it, FOR KEY SHARE, never wait for), then its
+-- steps, then free slots and rate tokens, then limit bucket rows by id.
+-- No role but the owner writes these tables: every write goes through a SECURITY DEFINER function.
+
+-- Registered workflow definitions (SPEC 3, 4). define_workflow (20_workflows.sql) validates and normalises a
+-- definition before it is stored; submit copies what a run needs of it onto the run's steps.
+CREATE TABLE cyclone.cyclone_workflows (
+    name       text PRIMARY KEY CONSTRAINT workflow_name_not_empty CHECK (name <> ''),
+    definition jsonb NOT NULL,           -- the normalised definition: nodes, deps, policies, limits
+    updated_at timestamptz NOT NULL DEFAULT cyclone.now()
+);
+COMMENT ON TABLE cyclone.cyclone_workflows IS 'Registered workflow definitions, normalised by define_workflow().';
+GRANT SELECT ON cyclone.cyclone_workflows TO cyclone_admin;
+
+-- One row per run (SPEC 3, 5). This is the live table: the runs not finished yet, and those finished since the
+-- last archive(); the day tables of history inherit it (13_history_tables.sql).
+--
+-- Ending a run is a HOT update: it changes state, finished_at and output, and no index of this table covers a
+-- column that changes after submit, so the new row version needs no index entry. It also needs room on its
+-- page: runs are inserted and ended in the same order, so a batch of completions ends every run of a page in
+-- one transaction, and the page must hold all of their new versions at once. fillfactor 40 keeps 60% of each
+-- page free: in the bench's loop every end of a one-step run was HOT, where with 50% free 77% were
+-- (docs/performance.md, "Ending a run"). A run whose output is large may still spill. Before, each ended run
+-- wrote an entry into five indexes, a third of the database's work per single-step run.
+CREATE TABLE cyclone.cyclone_runs (
+    -- A version 4 UUID; on a shard (14_shard_tables.sql) _create_runs makes its last 16 bits the run's
+    -- partition (_run_id_on), so that a call naming the run is routed without a lookup.
+    id              uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+    workflow        text NOT NULL REFERENCES cyclone.cyclone_workflows (name),
+    state           text NOT NULL DEFAULT 'running',
+    input           jsonb NOT NULL DEFAULT '{}',
+    output          jsonb,               -- set when the run completes: each completed leaf node's output
+    created_at      timestamptz NOT NULL DEFAULT cyclone.now(),
+    started_at      timestamptz NOT NULL DEFAULT cyclone.now(),
+    finished_at     timestamptz,         -- set iff the run is terminal
+    deadline_at     timestamptz,         -- NULL: no deadline
+    paused_at       timestamptz,         -- set iff the run is paused
+    -- A child run's parent: the run and its child node. No foreign key: a finished run moves to history
+    -- (a cascade or a SET NULL would fire at archive), and check_invariants() checks the pair instead.
+    parent_run_id   uuid,
+    parent_step_id  bigint,
+    -- As submitted. Unique per workflow through cyclone_run_keys, which holds it for live and archived runs.
+    idempotency_key text,
+    -- The W3C trace context (the "traceparent" header) the run was submitted in, or its parent run's, so that
+    -- every execution of its steps joins the caller's trace (SPEC 5, 14). The CHECK makes a malformed value
+    -- unstorable; _traceparent_problem (39_traces.sql) says what is wrong with one, for submit's 22023.
+    traceparent     text,
+    CONSTRAINT run_state_valid
+        CHECK (state IN ('running', 'paused', 'completed', 'failed', 'cancelled')),
+    CONSTRAINT run_finished_iff_terminal
+        CHECK ((finished_at IS NOT NULL) = (state IN ('completed', 'failed', 'cancelled'))),
+    CONSTRAINT run_paused_at_iff_paused
+        CHECK ((paused_at IS NOT NULL) = (state = 'paused')),
+    -- Four dash-separated fields of lower-case hex (version 2, trace id 32, parent id 16, flags 2); version ff
+    -- is invalid, and neither id may be all zeros.
+    CONSTRAINT run_traceparent_valid CHECK (
+        traceparent ~ '^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$'
+        AND left(traceparent, 2) <> 'ff'
+        AND substr(traceparent, 4, 32) <> repeat('0', 32)
+        AND substr(traceparent, 37, 16) <> repeat('0', 16))
+) WITH (fillfactor = 40);
+COMMENT ON TABLE cyclone.cyclone_runs IS 'One row per run of a workflow.';
+COMMENT ON COLUMN cyclone.cyclone_runs.traceparent IS
+    'The W3C trace context (traceparent) the run was submitted in, or its parent run''s; NULL = none.';
+
+-- The indexes of the live runs cover only columns set at submit (see fillfactor above). What the dropped ones
+-- served went elsewhere: runs by state, newest first, read the day tables' own (state, created_at, id) index
+-- and, here, one of the two list-page indexes with the state checked on the row; finished runs, oldest first
+-- (archive, prune), are cyclone_archive_queue (13_history_tables.sql); the live runs by workflow and state
+-- (metrics) are this table itself.
+--
+-- The list pages (the web console's runs, the client's runs_page, list_runs): newest first, id breaking ties,
+-- so that a keyset page (the rows after a cursor (created_at, id)) is one index range read of its length
+-- wherever it starts. Every index here costs each submit an entry, so a page of one workflow and one state
+-- reads the workflow's index and filters the state.
+CREATE INDEX cyclone_runs_created ON cyclone.cyclone_runs (created_at, id);
+CREATE INDEX cyclone_runs_workflow_created ON cyclone.cyclone_runs (workflow, created_at, id);
+-- The list pages' filter by idempotency key (of any workflow: cyclone_run_keys is keyed by workflow first).
+CREATE INDEX cyclone_runs_key ON cyclone.cyclone_runs (idempotency_key) WHERE idempotency_key IS NOT NULL;
+-- Runs past their deadline (enforce_deadlines, in tick): every run with a deadline, not only the running
+-- ones, so that ending a run changes no entry; enforce_deadlines checks the state on the row.
+CREATE INDEX cyclone_runs_deadline ON cyclone.cyclone_runs (deadline_at) WHERE deadline_at IS NOT NULL;
+-- A run's children: archive keeps a finished run while a child of it is live.
+CREATE INDEX cyclone_runs_parent ON cyclone.cyclone_runs (parent_run_id) WHERE parent_run_id IS NOT NULL;
+
+-- cyclone_client reads runs and steps as well as the views (SPEC 10), so that the documented queries (the
+-- run-deadline note joins the two) run as written after SET search_path = cyclone, public. Reads only.
+GRANT SELECT ON cyclone.cyclone_runs TO cyclone_admin, cyclone_client;
+
+-- One row per DAG node of a run: the state machine of SPEC 6-9. The node's definition is copied onto its step
+-- (kind, handler, deps, policy, limits), so that redefining a workflow never changes a run already submitted.
+--
+-- fillfactor 80: a step is updated several times in its life (claimed, renewed, completed), and the free
+-- fifth of each page is room for the new versions on the same page, as HOT updates where they change no
+-- indexed column (the running index is keyed on id so that a heartbeat changes nothing it covers).
+CREATE TABLE cyclone.cyclone_steps (
+    -- Given by _insert_steps (21_runs.sql) as nextval * partition count + partition (OVERRIDING SYSTEM VALUE):
+    -- a step id encodes its run's partition; without a shard, the sequence's value as it is.
+    id               bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    run_id           uuid NOT NULL REFERENCES cyclone.cyclone_runs (id) ON DELETE CASCADE,
+    node             text NOT NULL,
+    handler          text NOT NULL,
+    kind             text NOT NULL DEFAULT 'task',       -- task: a handler runs it; wait: a signal; child: a run
+    state            text NOT NULL DEFAULT 'pending',
+    deps             text[] NOT NULL DEFAULT '{}',       -- the nodes it waits for
+    on_dep_failure   text NOT NULL DEFAULT 'fail_run',   -- what a discarded dependency does to it
+    priority         int NOT NULL DEFAULT 0,             -- lower is claimed first
+    attempt          int NOT NULL DEFAULT 0,             -- the current (or last) execution, from 1
+    max_attempts     int NOT NULL DEFAULT 25,
+    reclaims         int NOT NULL DEFAULT 0,             -- expired leases taken back by the sweep
+    rerun_attempt    boolean NOT NULL DEFAULT false,
+    scheduled_at     timestamptz NOT NULL DEFAULT cyclone.now(),  -- due from then (p_run_at, a backoff)
+    started_at       timestamptz,
+    timeout          interval,                           -- per execution; NULL: none
+    -- The lease of a running step (SPEC 6): who holds it, until when, and the fencing token that complete,
+    -- fail and renew must present; a new claim increments it, so a late report of an old lease is a no-op.
+    lease_owner      text,
+    lease_expiry     timestamptz,
+    lease_generation bigint NOT NULL DEFAULT 0,
+    heartbeat_at     timestamptz,
+    signal           text,                               -- a wait node's signal name
+    child_workflow   text,                               -- a child node's workflow
+    max_wait         interval,                           -- a wait or child node's patience; NULL: forever
+    wait_expires_at  timestamptz,                        -- when a waiting node runs out of it
+    child_run_id     uuid,                               -- a child node's run, once started
+    input            jsonb NOT NULL DEFAULT '{}',        -- a copy of the run's input
+    output           jsonb,
+    error            text,                               -- the latest error; every one is in cyclone_step_errors
+    error_kind       text,
+    contained        boolean NOT NULL DEFAULT false,
+    finished_at      timestamptz,                        -- set iff the step is terminal
+    -- Limits (SPEC 12; 11_limits_tables.sql): the step's buckets, fixed when its run is submitted.
+    -- queue_bucket is where claim finds it while available, so a saturated bucket is skipped whole;
+    -- fair_bucket is its round-robin group.
+    buckets          bigint[] NOT NULL DEFAULT '{}',
+    queue_bucket     bigint NOT NULL DEFAULT 0,
+    fair_bucket      bigint NOT NULL DEFAULT 0,
+    -- Written by fail() only, which checks it: no CHECK, since every update of this wide row would evaluate
+    -- it. claim hands it to the next attempt, whose span links to it (SPEC 14). A retry the engine schedules
+    -- itself (a timeout found by the sweep) clears it; a reclaim leaves it.
+    failed_span      text,
+    -- The run's workflow, written with the step (a run's workflow never changes), so that what is counted or
+    -- paged by workflow (metrics(), cyclone_v_steps, the dead letters of one workflow) reads steps and their
+    -- indexes alone, never a run row per step.
+    workflow         text NOT NULL,
+    CONSTRAINT step_node_unique UNIQUE (run_id, node),
+    CONSTRAINT step_kind_valid CHECK (kind IN ('task', 'wait', 'child')),
+    CONSTRAINT step_state_valid CHECK (state IN
+        ('pending', 'available', 'running', 'waiting', 'completed', 'discarded', 'cancelled')),
+    CONSTRAINT step_policy_valid CHECK (on_dep_failure IN ('fail_run', 'cancel_branch')),
+    CONSTRAINT step_error_kind_valid CHECK (error_kind IN ('error', 'panic', 'timeout', 'permanent',
+        'reclaim_limit', 'deadline', 'max_wait', 'child_failed', 'cancelled')),
+    CONSTRAINT step_attempts_valid CHECK (max_attempts > 0 AND attempt >= 0 AND reclaims >= 0),
+    CONSTRAINT step_lease_iff_running CHECK (
+        (state = 'running') = (lease_owner IS NOT NULL AND lease_expiry IS NOT NULL)),
+    CONSTRAINT step_finished_iff_terminal CHECK (
+        (finished_at IS NOT NULL) = (state IN ('completed', 'discarded', 'cancelled'))),
+    -- SPEC 3: every cancelled step says why; error_kind 'deadline' selects exactly the dead-lettered steps.
+    CONSTRAINT step_cancelled_has_kind CHECK (
+        state <> 'cancelled' OR (error_kind = 'cancelled' AND error IS NOT NULL)),
+    CONSTRAINT step_discarded_has_kind CHECK (
+        state <> 'discarded' OR (error_kind IS NOT NULL AND error_kind <> 'cancelled')),
+    CONSTRAINT step_only_tasks_run CHECK (state NOT IN ('available', 'running') OR kind = 'task'),
+    CONSTRAINT step_only_waits_wait CHECK (state <> 'waiting' OR kind IN ('wait', 'child'))
+) WITH (fillfactor = 80);
+COMMENT ON TABLE cyclone.cyclone_steps IS 'One row per DAG node of a run; the state machine of SPEC sections 6-9.';
+COMMENT ON COLUMN cyclone.cyclone_steps.rerun_attempt IS
+    'Set by a reclaim: the next claim runs the same attempt number again instead of attempt + 1.';
+COMMENT ON COLUMN cyclone.cyclone_steps.contained IS
+    'A discard contained by cancel_branch dependents; it did not fail the run.';
+COMMENT ON COLUMN cyclone.cyclone_steps.buckets IS 'The limit buckets the step takes a slot in (fixed at submit).';
+COMMENT ON COLUMN cyclone.cyclone_steps.queue_bucket IS
+    'The bucket whose queue holds the step while available (0: no limit); first keyed limit, else first limit.';
+COMMENT ON COLUMN cyclone.cyclone_steps.fair_bucket IS
+    'The round-robin group: the bucket of the first keyed limit, else 0.';
+COMMENT ON COLUMN cyclone.cyclone_steps.failed_span IS
+    'The span of the step''s last failed execution (a W3C traceparent), as fail() reported it; NULL = none.';
+COMMENT ON COLUMN cyclone.cyclone_steps.workflow IS 'The workflow of the step''s run, written with the step.';
+
+-- The hot paths read partial indexes, so finished steps never slow them.
+--
+-- The claim path: one queue per bucket. claim walks queue 0 (steps with no limit) in claim order, and the
+-- queue of each bucket with room, found by a skip scan of this index, so steps held back by a full bucket are
+-- never read. Exactly one entry per available step.
+CREATE INDEX cyclone_steps_claimable
+    ON cyclone.cyclone_steps (queue_bucket, priority, scheduled_at, id) WHERE state = 'available';
+-- The sweep path. Keyed on id, not lease_expiry, so that a heartbeat changes no indexed column and its
+-- update can stay HOT.
+CREATE INDEX cyclone_steps_running ON cyclone.cyclone_steps (id) WHERE state = 'running';
+-- max_wait expiry (tick).
+CREATE INDEX cyclone_steps_waiting ON cyclone.cyclone_steps (wait_expires_at) WHERE state = 'waiting';
+-- The child node waiting on a given child run.
+CREATE INDEX cyclone_steps_child_run ON cyclone.cyclone_steps (child_run_id) WHERE child_run_id IS NOT NULL;
+-- The unfinished steps that take a limit, for cyclone_v_limits and drop_limit: steps without a limit have no
+-- entry.
+CREATE INDEX cyclone_steps_limited_live
+    ON cyclone.cyclone_steps (queue_bucket) WHERE buckets <> '{}' AND finished_at IS NULL;
+-- Dead letters in the order they were discarded.
+CREATE INDEX cyclone_steps_dlq ON cyclone.cyclone_steps (finished_at) WHERE state = 'discarded';
+-- The dead-letter pages (the console, the client's dead_letters): newest first, all of them, of one error
+-- kind or of one workflow, so that a keyset page (after a cursor (finished_at, id)) is one index range read of
+-- its length, however many dead letters the other kinds and workflows have.
+CREATE INDEX cyclone_steps_dlq_page ON cyclone.cyclone_steps (finished_at, id) WHERE state = 'discarded';
+CREATE INDEX cyclone_steps_dlq_kind_page
+    ON cyclone.cyclone_steps (error_kind, finished_at, id) WHERE state = 'discarded';
+CREATE INDEX cyclone_steps_dlq_workflow_page
+    ON cyclone.cyclone_steps (workflow, finished_at, id) WHERE state = 'discarded';
+-- metrics(): pending steps by workflow and dead letters by workflow and kind, counted from the index alone. A
+-- step enters either once (when it is created pending, when it is discarded), so their pages stay
+-- all-visible and the counts read no heap. (Available, running and waiting steps have their indexes above.)
+CREATE INDEX cyclone_steps_pending_workflow ON cyclone.cyclone_steps (workflow) WHERE state = 'pending';
+CREATE INDEX cyclone_steps_dead_letters_workflow
+    ON cyclone.cyclone_steps (workflow, error_kind) WHERE state = 'discarded';
+
+GRANT SELECT ON cyclone.cyclone_steps TO cyclone_admin, cyclone_client;
+
+-- Signals that arrived before their wait node was reached (SPEC 9): kept until the node is reached, then
+-- consumed oldest first by the DAG advance (a signal for a node already waiting completes it and is not
+-- kept). A run's unconsumed signals go when it is archived, by the foreign key's cascade: a finished run has
+-- nothing left to consume them.
+CREATE TABLE cyclone.cyclone_signals (
+    id          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    run_id      uuid NOT NULL REFERENCES cyclone.cyclone_runs (id) ON DELETE CASCADE,
+    name        text NOT NULL,
+    payload     jsonb,
+    received_at timestamptz NOT NULL DEFAULT cyclone.now()
+);
+-- The oldest signal of a name for a run.
+CREATE INDEX cyclone_signals_run ON cyclone.cyclone_signals (run_id, name, id);
+COMMENT ON TABLE cyclone.cyclone_signals IS 'Signals kept until their wait node is reached; consumed oldest first.';
+GRANT SELECT ON cyclone.cyclone_signals TO cyclone_admin;
+
+-- Every error a step was given, one row each: a failed execution that is retried (_fail_step, 26_fail.sql)
+-- and every discard (_discard_steps, 21_runs.sql). A step's own error column keeps only the latest, and an
+-- operator retry clears it; this keeps them all, until the run is pruned. Cancellations are not errors.
+-- No foreign keys: the rows stay where they are when their run moves to history (a cascade would delete them
+-- at archive); prune deletes them with the run.
+CREATE TABLE cyclone.cyclone_step_errors (
+    id         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    run_id     uuid NOT NULL,
+    step_id    bigint NOT NULL,
+    node       text NOT NULL,
+    attempt    int NOT NULL,
+    error_kind text NOT NULL CONSTRAINT step_errors_kind_valid CHECK (error_kind IN ('error', 'panic', 'timeout',
+        'permanent', 'reclaim_limit', 'deadline', 'max_wait', 'child_failed')),
+    error      text NOT NULL,
+    worker     text,
+    discarded  boolean NOT NULL,
+    at         timestamptz NOT NULL
+);
+-- A run's errors by step, oldest first (the client's step_errors, the console's run page), and prune's delete.
+CREATE INDEX cyclone_step_errors_run ON cyclone.cyclone_step_errors (run_id, step_id, id);
+-- One step's errors (the index of the foreign key to steps that history dropped).
+CREATE INDEX cyclone_step_errors_step ON cyclone.cyclone_step_errors (step_id);
+COMMENT ON TABLE cyclone.cyclone_step_errors IS
+    'Every error a step was given: each retried failure and each discard, with the attempt and the worker.';
+COMMENT ON COLUMN cyclone.cyclone_step_errors.worker IS
+    'The lease owner when the error came (NULL: no lease, e.g. a waiting node).';
+COMMENT ON COLUMN cyclone.cyclone_step_errors.discarded IS 'The error discarded the step (else it was retried).';
+GRANT SELECT ON cyclone.cyclone_step_errors TO cyclone_client, cyclone_admin;
+
+-- What operators did and why (SPEC 9): retry (retry_all writes one per step), cancel, pause, resume, with the
+-- reason given. actor defaults to _actor() (04_audit.sql): the person a face names for the transaction, via
+-- the session's role. No foreign key to the run: the rows stay when the run moves to history; prune deletes
+-- them with the run. cyclone_v_audit (15_views.sql) is how clients read it.
+CREATE TABLE cyclone.cyclone_audit (
+    id     bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    at     timestamptz NOT NULL DEFAULT cyclone.now(),
+    run_id uuid NOT NULL,
+    node   text,                         -- the step's node, for an action on one step (retry)
+    action text NOT NULL CONSTRAINT audit_action_valid CHECK (action IN ('retry', 'cancel', 'pause', 'resume')),
+    reason text,
+    actor  text NOT NULL DEFAULT cyclone._actor()
+);
+-- A run's trail in order (cyclone_v_audit on the console's run page), and prune's delete.
+CREATE INDEX cyclone_audit_run ON cyclone.cyclone_audit (run_id, id);
+COMMENT ON TABLE cyclone.cyclone_audit IS 'Operator actions on runs, with the reason given.';
+GRANT SELECT ON cyclone.cyclone_audit TO cyclone_admin;
+
+-- Idempotency keys (SPEC 5), unique per workflow over every kept run, live or archived: a table of their own
+-- that rows never leave until prune (the live table's unique index would forget a key when its run moved to
+-- history). _create_runs inserts the key with the run; _start_runs finds a used key's run here. A key used
+-- again after its run was pruned makes a new run.
+CREATE TABLE cyclone.cyclone_run_keys (
+    workflow text NOT NULL,
+    key      text NOT NULL,
+    run_id   uuid NOT NULL,
+    PRIMARY KEY (workflow, key)
+);
+COMMENT ON TABLE cyclone.cyclone_run_keys IS
+    'Idempotency keys of every kept run, live or archived (SPEC 5): the key stays unique until prune.';
