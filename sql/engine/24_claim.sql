@@ -2,18 +2,19 @@
 -- limits (SPEC 6, 12), renew() is the heartbeat that keeps a lease.
 -- Owns: claim, renew; the limits' enforcement at claim time (_limited_queues, _limited_candidates, _admit);
 -- _claimable_exists, tick's question "would a claim take a step now?".
--- Requires: 10_core_tables.sql (cyclone_steps and its claim index cyclone_steps_claimable, cyclone_runs, the
--- limit tables, cyclone_serve_seq, the row type _claim_candidate), 02_clock.sql (now), 03_checks.sql
--- (_require, _require_given), 35_limits.sql (_bucket_room; the trigger that gives slots back),
--- 40_wakeups.sql (_claimed). Reads and writes the live tables only (ONLY): finished runs move to
+-- Requires: 10_runs_tables.sql (cyclone_steps and its claim index cyclone_steps_claimable, cyclone_runs),
+-- 11_limits_tables.sql (the limit tables, cyclone_serve_seq, the row type _claim_candidate), 02_clock.sql
+-- (now), 03_checks.sql (_require, _require_given), 35_limits.sql (_bucket_room; the trigger that gives slots
+-- back), 40_wakeups.sql (_claimed). Reads and writes the live tables only (ONLY): finished runs move to
 -- 43_history.sql's day tables.
 -- Called by: the worker (claim in its loop, renew from its heartbeat) as cyclone_worker, or cyclone_admin;
 -- 31_tick.sql calls _claimable_exists.
--- Lock order: the engine's (21_runs.sql: runs, then steps, then free slots and rate tokens, then bucket rows
--- by id). claim locks no run: it reads each step's run state without a lock. It locks steps, then free slots
--- and tokens, then bucket rows, every one FOR UPDATE SKIP LOCKED, so it never waits for a claim or a release
--- and cannot deadlock with them; last it writes its worker's row of cyclone_waiting_workers. renew locks the
--- one step it updates.
+-- Lock order: the engine's (21_runs.sql: a run's ancestors, the run, its steps, then free slots and rate
+-- tokens, then bucket rows by id). claim locks no run: it reads each step's run state without a lock. It
+-- locks steps, then free slots and tokens, then bucket rows (the row of a bucket it marks held back may come
+-- before the slots), every one FOR UPDATE SKIP LOCKED: it never waits for a claim or a release, so the order
+-- cannot deadlock. Last it writes its worker's row of cyclone_waiting_workers. renew locks the one step it
+-- updates.
 -- This file is the change's complete current source; edit it here and ship it with
 -- `make rework CHANGE=claim NOTE="..."` (docs/architecture.md, Changing the engine).
 
