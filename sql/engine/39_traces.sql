@@ -1,19 +1,18 @@
--- @@ engine file of change traces; header of traces.sql:
--- Deploy cyclone:traces
--- requires: tables checks
--- Traces (SPEC 5 and 14): cyclone_runs.traceparent, the W3C trace context a
--- run was submitted in (its "traceparent" header value), kept so that every
--- execution of its steps joins the caller's trace; a child run takes its
--- parent's (runs.sql: _create_runs). The named CHECK makes a malformed value
--- unstorable; _traceparent_problem says what is wrong with one, for submit's
--- 22023 message. Internal: granted to no role.
--- @@ plan notes of every version of this change:
--- @@ [traces.sql] cyclone_runs.traceparent (SPEC 5, 14): a W3C trace context kept with the run, its named CHECK, and _traceparent_problem for submit's message.
+-- sql/engine/39_traces.sql: change `traces` — the trace context of a run (SPEC 5 and 14).
+-- cyclone_runs.traceparent is the W3C trace context a run was submitted in (its "traceparent" header
+-- value), kept so that every execution of its steps joins the caller's trace; a child run takes its
+-- parent's (21_runs.sql, _create_runs), and claim returns it with each step (24_claim.sql).
+-- Owns: _traceparent_problem. The column and its named CHECK run_traceparent_valid, which makes a malformed
+-- value unstorable, are in 10_runs_tables.sql. Requires nothing else.
+-- Called by: submit (23_submit.sql) for its 22023 message, and fail (26_fail.sql) to check p_span.
+-- Internal: granted to no role. Takes no lock.
+-- This file is the change's complete current source; edit it here and ship it with
+-- `make rework CHANGE=traces NOTE="..."` (docs/architecture.md, Changing the engine).
 
--- @@ last defined in traces.sql
--- NULL when p_traceparent is a W3C traceparent (or NULL), else what is wrong
--- with it: four dash-separated fields of lower-case hex (version 2, trace id
--- 32, parent id 16, flags 2), version ff invalid, neither id all zeros.
+-- _traceparent_problem: NULL when p_traceparent is a W3C traceparent (or NULL), else what is wrong with it,
+-- as the end of a sentence for the caller's message: four dash-separated fields of lower-case hex (version
+-- 2, trace id 32, parent id 16, flags 2), version ff invalid, neither id all zeros. The same rules as the
+-- CHECK run_traceparent_valid: change both together.
 CREATE OR REPLACE FUNCTION cyclone._traceparent_problem(p_traceparent text)
 RETURNS text
 LANGUAGE sql
