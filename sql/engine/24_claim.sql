@@ -574,7 +574,8 @@ REVOKE ALL ON FUNCTION cyclone._claimable_exists(timestamp with time zone) FROM 
 -- worker must cancel the handler. Locks only the step's row, never its run: it changes nothing a run lock
 -- guards. Its transaction commits without waiting for the WAL flush: a renewal lost in a crash only ends the
 -- lease sooner. Guards: p_step_id, p_worker and p_lease_generation given (22004), p_lease_ttl positive
--- (22023), one expression on the hot path. force_generic_plan: as for claim, planning cost more than running.
+-- (22023; 22004 when NULL), one expression on the hot path. force_generic_plan: as for claim, planning cost
+-- more than running.
 -- Called by the worker's heartbeat for each step it runs.
 CREATE OR REPLACE FUNCTION cyclone.renew(
     p_step_id bigint,
