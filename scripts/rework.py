@@ -150,7 +150,6 @@ def main(argv: list[str]) -> int:
         print(f"rework: {args.change} is not released yet; {deploy.relative_to(project)} is a copy of "
               f"{engine.relative_to(project)} again")
         return 0
-    tags = [line.split()[0] for line in plan_lines(project) if line.startswith("@")]
     # The rework requires what the previous version required (sqitch adds the previous version itself), and
     # whatever --requires names: a change whose functions the new version calls (the SQL guards check it).
     requires = [d for d in newest_requires(project, args.change) if not d.startswith(args.change + "@")]
@@ -158,12 +157,14 @@ def main(argv: list[str]) -> int:
     subprocess.run(["sqitch", "rework", args.change, "-n", args.note,
                     *(arg for d in requires for arg in ("-r", d))],
                    cwd=project, check=True, stdout=subprocess.DEVNULL)
-    previous = project / "sql" / "deploy" / f"{args.change}{tags[-1]}.sql"
+    # sqitch names the kept copy after a tag that follows the previous version: the new line requires it.
+    kept = next(d for d in newest_requires(project, args.change) if d.startswith(args.change + "@"))
+    previous = project / "sql" / "deploy" / f"{kept}.sql"
     new_deploy = deploy_copy(project, args.change, engine)
     deploy.write_text(new_deploy)
     (project / "sql" / "revert" / f"{args.change}.sql").write_text(
         revert_script(project, args.change, previous, new_deploy))
-    print(f"rework: {args.change} reworked after {tags[-1]}: sql/deploy/{args.change}.sql is a copy of "
+    print(f"rework: {args.change} reworked after {kept.split('@', 1)[1]}: sql/deploy/{args.change}.sql is a copy of "
           f"{engine.relative_to(project)}; its revert is the previous deploy script.\n"
           f"Next: extend sql/verify/{args.change}.sql to check the new behaviour, then scripts/engine-guard.sh.")
     return 0
