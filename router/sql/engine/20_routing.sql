@@ -518,6 +518,29 @@ $$;
 
 -- (listings.sql: the listings and metrics, pushed down to every shard)
 
+-- What \df+ shows for each function a role may call.
+COMMENT ON FUNCTION cyclone.now() IS 'The engine clock of one shard (every shard keeps the same offset).';
+COMMENT ON FUNCTION cyclone.submit(text, jsonb, interval, text, timestamptz, text) IS 'Routed submit: on the idempotency key''s partition when there is a key, else on a partition at random.';
+COMMENT ON FUNCTION cyclone.submit_many(text, jsonb[], interval) IS 'Routed submit_many: the whole batch on one partition chosen at random, so it is all or nothing.';
+COMMENT ON FUNCTION cyclone.get_run(uuid) IS 'Routed get_run: asks the shard that holds the run.';
+COMMENT ON FUNCTION cyclone.signal(uuid, text, jsonb) IS 'Routed signal: sent to the shard that holds the run.';
+COMMENT ON FUNCTION cyclone.explain_step(bigint) IS 'Routed explain_step: asks the shard that holds the step.';
+COMMENT ON FUNCTION cyclone.list_steps(uuid) IS 'Routed list_steps: the steps of one run, from the shard that holds it.';
+COMMENT ON FUNCTION cyclone.define_workflow(text, jsonb) IS 'Routed define_workflow: defines the workflow on every shard, one after the other (not atomically).';
+COMMENT ON FUNCTION cyclone.define_limit(text, int, int, interval) IS 'Routed define_limit: defines the limit on every shard, one after the other (not atomically).';
+COMMENT ON FUNCTION cyclone.drop_limit(text) IS 'Routed drop_limit: drops the limit on every shard, one after the other (not atomically).';
+COMMENT ON FUNCTION cyclone.schedule(text, text, text, jsonb, text, text, interval, interval) IS 'Routed schedule: on the partition of the schedule''s name.';
+COMMENT ON FUNCTION cyclone.unschedule(text) IS 'Routed unschedule: on the partition of the schedule''s name.';
+COMMENT ON FUNCTION cyclone.pause_schedule(text) IS 'Routed pause_schedule: on the partition of the schedule''s name.';
+COMMENT ON FUNCTION cyclone.resume_schedule(text) IS 'Routed resume_schedule: on the partition of the schedule''s name.';
+COMMENT ON FUNCTION cyclone.backfill(text, timestamptz, timestamptz) IS 'Routed backfill: on the partition of the schedule''s name.';
+COMMENT ON FUNCTION cyclone.retry(uuid, text, int, text) IS 'Routed retry: on the shard that holds the run.';
+COMMENT ON FUNCTION cyclone.retry_all(uuid, text) IS 'Routed retry_all: on the shard that holds the run.';
+COMMENT ON FUNCTION cyclone.cancel(uuid, text) IS 'Routed cancel: on the shard that holds the run.';
+COMMENT ON FUNCTION cyclone.pause(uuid) IS 'Routed pause: on the shard that holds the run.';
+COMMENT ON FUNCTION cyclone.resume(uuid) IS 'Routed resume: on the shard that holds the run.';
+COMMENT ON FUNCTION cyclone.next_fire(text, timestamptz, text) IS 'Routed next_fire: computes only, so any shard answers.';
+
 REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA cyclone FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cyclone.now(), cyclone.next_fire(text, timestamptz, text)
     TO cyclone_worker, cyclone_client, cyclone_admin;

@@ -107,6 +107,11 @@ BEGIN
 END
 $$;
 
+-- What \df+ shows for each function a role may call.
+COMMENT ON FUNCTION cyclone.list_runs(text, text, int, timestamptz) IS 'Runs across the shards: each shard''s list_runs with the filters and limit, merged newest first and cut to the limit.';
+COMMENT ON FUNCTION cyclone.list_dead_letters(text, text, int) IS 'Dead letters across the shards: each shard''s list_dead_letters with the filters and limit, merged and cut to the limit.';
+COMMENT ON FUNCTION cyclone.metrics() IS 'The gauges of every shard, each row labelled with its shard.';
+
 REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA cyclone FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cyclone.list_runs(text, text, int, timestamptz), cyclone.list_dead_letters(text, text, int),
                           cyclone.metrics()
