@@ -220,7 +220,7 @@ $$;
 -- What \df+ shows for each function a role may call.
 COMMENT ON FUNCTION plproxy.get_cluster_version(text) IS 'PL/Proxy''s cluster API: the version of cluster cyclone''s configuration; PL/Proxy reloads the partitions when it grows.';
 COMMENT ON FUNCTION plproxy.get_cluster_partitions(text) IS 'PL/Proxy''s cluster API: the connection string of each partition of cluster cyclone, in partition order.';
-COMMENT ON FUNCTION plproxy.get_cluster_config(text) IS 'PL/Proxy''s cluster API: the cluster''s settings (none beyond PL/Proxy''s defaults).';
+COMMENT ON FUNCTION plproxy.get_cluster_config(text) IS 'PL/Proxy''s cluster API: the cluster''s settings (a connection to a shard is renewed after an hour).';
 COMMENT ON FUNCTION cyclone.configure_router(text[], text[], text[]) IS 'Admin: set the shards (names and DSNs) and which shard holds each partition, in one transaction.';
 COMMENT ON FUNCTION cyclone.move_partition(int, text) IS 'Admin: record that a partition is now held by another shard (after its rows were moved there).';
 COMMENT ON FUNCTION cyclone.locate_run(uuid) IS 'The shard that holds a run, from the partition its id encodes.';
