@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import sys
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -113,6 +115,7 @@ def test_an_upgrade_queues_the_finished_live_runs_and_a_revert_gives_back_their_
     with psycopg.connect(empty_db, autocommit=True) as c:
         c.execute("""SELECT cyclone.define_workflow('w', '{"nodes": [{"name": "a"}]}')""")
         finished = c.execute("SELECT cyclone.submit('w')").fetchone()
+        assert finished is not None
         c.execute("SELECT cyclone.complete(c.step_id, 'w1', c.lease_generation) FROM cyclone.claim('w1', NULL, 10) c")
         c.execute("SELECT cyclone.submit('w')")
     db.sqitch(["deploy"], empty_db, quiet=True)
@@ -127,3 +130,26 @@ def test_an_upgrade_queues_the_finished_live_runs_and_a_revert_gives_back_their_
     assert {"cyclone.cyclone_runs_state_created", "cyclone.cyclone_runs_finished",
             "cyclone.cyclone_runs_live"} <= indexes
     db.sqitch(["deploy"], empty_db, quiet=True)
+
+
+def test_the_upgrade_to_0_18_0_recreates_functions_and_changes_only_comments(empty_db: str) -> None:
+    # 0.18.0 deploys every change again as a complete copy of its engine file (sql/engine/): the bodies,
+    # settings, grants, tables and views stay what 0.17.0 made; only COMMENT ONs are new. A 0.17.0 database
+    # with a run in it keeps the run and works on.
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+    import engine_guard
+
+    db.sqitch(["deploy", "--to", "@v0.17.0"], empty_db, quiet=True)
+    with psycopg.connect(empty_db, autocommit=True) as c:
+        c.execute("""SELECT cyclone.define_workflow('w', '{"nodes": [{"name": "a"}, {"name": "b", "deps": ["a"]}]}')""")
+        run = c.execute("SELECT cyclone.submit('w')").fetchone()
+        c.execute("SELECT cyclone.complete(c.step_id, 'w1', c.lease_generation) FROM cyclone.claim('w1') c")
+    before = engine_guard.snapshot(empty_db)
+    db.sqitch(["deploy", "--to", "@v0.18.0"], empty_db, quiet=True)
+    after = engine_guard.snapshot(empty_db)
+    changed = [key for key in before.keys() | after.keys() if before.get(key) != after.get(key)]
+    assert changed and all(key.endswith(" · comment") for key in changed), sorted(changed)
+    with psycopg.connect(empty_db, autocommit=True) as c:
+        c.execute("SELECT cyclone.complete(c.step_id, 'w1', c.lease_generation) FROM cyclone.claim('w1') c")
+        assert c.execute("SELECT state FROM cyclone.cyclone_runs WHERE id = %s", run).fetchone() == ("completed",)
+        assert c.execute("SELECT count(*)::int FROM cyclone.check_invariants()").fetchone() == (0,)

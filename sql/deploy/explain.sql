@@ -1,14 +1,33 @@
 -- Deploy cyclone:explain
--- requires: limits tables checks clock
--- explain_step(): why a step is not running (SPEC 12), the first reason that
--- applies; cyclone_v_limits: each limit's buckets with their running count,
--- claims in the current period and due available steps. Read-only; for
--- operators, clients and the CLI (`cyclone explain`, `cyclone limits`).
+-- requires: explain@v0.17.0 limits tables checks clock
+-- A complete copy of sql/engine/36_explain.sql, written by scripts/rework.py: read and edit that file, not this one.
 BEGIN;
 
+-- sql/engine/36_explain.sql: change `explain` — why a step is not running (SPEC 12).
+-- Owns: explain_step. The change's view, cyclone_v_limits (each limit's buckets with their running count,
+-- claims in the current period and due available steps), is defined with the other views in 15_views.sql.
+-- Requires: 10_runs_tables.sql (steps, runs), 11_limits_tables.sql (the limit tables), 02_clock.sql (now),
+-- 03_checks.sql (_require_given). Called by: clients and admins (cyclone_client, cyclone_admin), the CLI
+-- (`cyclone explain`) and the console. Reads only: it takes no lock.
+-- This file is the change's complete current source; edit it here and ship it with
+-- `make rework CHANGE=explain NOTE="..."` (docs/architecture.md, Changing the engine).
+
+-- explain_step: why step p_step_id is not running, as {"reason": ...} with details: the first reason that
+-- applies, in this order:
+-- - completed, discarded, cancelled, running: the step's state;
+-- - waiting_signal {signal} for a wait node, waiting_child {child_run_id} for a child node;
+-- - pending_deps {deps}: its dependencies not completed yet, by name;
+-- - for an available step: run_terminal {run_state}, run_paused, not_due {until};
+-- - concurrency_limit {limit, bucket, running, max}: every bucket's concurrency before any rate, each in the
+--   step's limit order; rate_limit {limit, bucket, next_slot_at}: when enough of the window's claims have
+--   left it to make room (the oldest, or more while a lowered rate leaves the window over);
+-- - claimable: nothing holds it back (a claim for its handler and workflow takes it in its turn).
+-- Guards: p_step_id given (22004); an unknown step is P0002. It reads steps and runs through the parent
+-- tables, so it answers for an archived step too (43_history.sql).
 CREATE OR REPLACE FUNCTION cyclone.explain_step(p_step_id bigint)
 RETURNS jsonb
-LANGUAGE plpgsql STABLE
+LANGUAGE plpgsql
+STABLE
 SECURITY DEFINER
 SET search_path = cyclone, pg_temp
 AS $$
@@ -82,44 +101,9 @@ BEGIN
     RETURN jsonb_build_object('reason', 'claimable');
 END
 $$;
-COMMENT ON FUNCTION cyclone.explain_step(bigint) IS
-    'Why a step is not running (SPEC 12): {"reason": ...} with details; the first reason that applies. '
-    'Unknown step: P0002.';
-
--- The unfinished limited steps are read through cyclone_steps_limited_live
--- (limits.sql), never the finished ones.
-CREATE VIEW cyclone.cyclone_v_limits AS
-WITH live AS (
-    SELECT b.id AS bucket_id,
-           count(*) FILTER (WHERE s.state = 'available' AND s.scheduled_at <= cyclone.now()) AS available
-      FROM cyclone.cyclone_steps s
-     CROSS JOIN LATERAL unnest(s.buckets) AS b(id)
-     WHERE s.buckets <> '{}' AND s.finished_at IS NULL
-     GROUP BY b.id
-)
-SELECT l.name, k.bucket, l.concurrency,
-       (SELECT count(*) FROM cyclone.cyclone_slots x WHERE x.bucket_id = k.id)::int AS running,
-       l.rate, l.period,
-       CASE WHEN l.rate IS NOT NULL THEN
-           (SELECT count(*) FROM cyclone.cyclone_bucket_claims c
-             WHERE c.bucket_id = k.id AND c.at > cyclone.now() - l.period)::int END AS claims_in_period,
-       coalesce(v.available, 0)::int AS available
-  FROM cyclone.cyclone_limits l
-  JOIN cyclone.cyclone_buckets k ON k.limit_name = l.name
-  LEFT JOIN live v ON v.bucket_id = k.id
- WHERE k.bucket = '' OR v.bucket_id IS NOT NULL
-    OR (l.rate IS NOT NULL AND EXISTS (SELECT 1 FROM cyclone.cyclone_bucket_claims c
-                                        WHERE c.bucket_id = k.id AND c.at > cyclone.now() - l.period))
-UNION ALL
-SELECT l.name, '', l.concurrency, 0, l.rate, l.period, CASE WHEN l.rate IS NOT NULL THEN 0 END, 0
-  FROM cyclone.cyclone_limits l
- WHERE NOT EXISTS (SELECT 1 FROM cyclone.cyclone_buckets k WHERE k.limit_name = l.name AND k.bucket = '');
-COMMENT ON VIEW cyclone.cyclone_v_limits IS
-    'One row per limit and bucket with an unfinished step or a claim in the current period, plus the bucket '''' '
-    'of every limit: running, claims_in_period and due available steps.';
-
-REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA cyclone FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION cyclone.explain_step(bigint) TO cyclone_client, cyclone_admin;
-GRANT SELECT ON cyclone.cyclone_v_limits TO cyclone_worker, cyclone_client, cyclone_admin;
+COMMENT ON FUNCTION cyclone.explain_step(bigint) IS 'Why a step is not running (SPEC 12): {"reason": ...} with details; the first reason that applies. Unknown step: P0002.';
+REVOKE ALL ON FUNCTION cyclone.explain_step(bigint) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION cyclone.explain_step(bigint) TO cyclone_client;
+GRANT EXECUTE ON FUNCTION cyclone.explain_step(bigint) TO cyclone_admin;
 
 COMMIT;

@@ -1,10 +1,12 @@
--- Revert cyclone:claim (back to its v0.15.0 bodies of the functions below)
+-- Revert cyclone:claim to 0.17.0: the definitions 0.17.0 deployed of every function, view and trigger
+-- that the 0.18.0 deploy re-creates, with their comments, read from a database at @v0.17.0 (0.17.0's
+-- deploy scripts held only what each release changed, so no one earlier script has them all).
 BEGIN;
 
 CREATE OR REPLACE FUNCTION cyclone._admit(p_candidates bigint[], p_limit integer, p_now timestamp with time zone)
  RETURNS bigint[]
  LANGUAGE plpgsql
-AS $function$
+AS $$
 DECLARE
     v_c cyclone._claim_candidate[];
     v_fair boolean;
@@ -30,7 +32,7 @@ DECLARE
 BEGIN
     -- The candidates' columns this needs, read once.
     v_c := ARRAY(SELECT ROW(s.id, s.buckets, s.fair_bucket, s.priority, s.scheduled_at)::cyclone._claim_candidate
-                   FROM cyclone_steps s WHERE s.id = ANY (p_candidates));
+                   FROM ONLY cyclone_steps s WHERE s.id = ANY (p_candidates));
     v_fair := EXISTS (SELECT 1 FROM unnest(v_c) s WHERE s.fair_bucket <> 0);
     FOR v_bucket IN
         SELECT n.id, n.need, l.concurrency, l.rate, l.period, k.rate_debt
@@ -212,28 +214,29 @@ BEGIN
     END IF;
     RETURN v_ids;
 END
-$function$;
+$$;
+COMMENT ON FUNCTION cyclone._admit(bigint[],integer,timestamp with time zone) IS NULL;
 
 CREATE OR REPLACE FUNCTION cyclone._claimable_exists(p_now timestamp with time zone)
  RETURNS boolean
  LANGUAGE plpgsql
  STABLE
-AS $function$
+AS $$
 DECLARE
     v_queue bigint;
 BEGIN
-    PERFORM 1 FROM cyclone_steps s
+    PERFORM 1 FROM ONLY cyclone_steps s
      WHERE s.queue_bucket = 0 AND s.state = 'available' AND s.scheduled_at <= p_now
-       AND (SELECT r.state = 'running' FROM cyclone_runs r WHERE r.id = s.run_id)
+       AND (SELECT r.state = 'running' FROM ONLY cyclone_runs r WHERE r.id = s.run_id)
      ORDER BY s.priority, s.scheduled_at, s.id
      LIMIT 1;
     IF FOUND THEN
         RETURN true;
     END IF;
     FOR v_queue IN SELECT q.bucket FROM cyclone._limited_queues(p_now) q WHERE q.room > 0 LOOP
-        PERFORM 1 FROM cyclone_steps s
+        PERFORM 1 FROM ONLY cyclone_steps s
          WHERE s.queue_bucket = v_queue AND s.state = 'available' AND s.scheduled_at <= p_now
-           AND (SELECT r.state = 'running' FROM cyclone_runs r WHERE r.id = s.run_id)
+           AND (SELECT r.state = 'running' FROM ONLY cyclone_runs r WHERE r.id = s.run_id)
            AND (cardinality(s.buckets) = 1
                 OR NOT EXISTS (SELECT 1 FROM unnest(s.buckets) b(id)
                                 WHERE b.id <> v_queue AND cyclone._bucket_room(b.id, p_now) = 0))
@@ -245,12 +248,13 @@ BEGIN
     END LOOP;
     RETURN false;
 END
-$function$;
+$$;
+COMMENT ON FUNCTION cyclone._claimable_exists(timestamp with time zone) IS NULL;
 
 CREATE OR REPLACE FUNCTION cyclone._limited_candidates(p_now timestamp with time zone, p_handlers text[], p_workflows text[], p_limit integer)
  RETURNS bigint[]
  LANGUAGE plpgsql
-AS $function$
+AS $$
 DECLARE
     v_queue record;
     v_ids bigint[] := '{}'::bigint[];
@@ -275,14 +279,14 @@ BEGIN
               FROM (SELECT s.id, cardinality(s.buckets) > 1 AS multi,
                            row_number() OVER () AS ord
                       FROM (SELECT s.id, s.buckets
-                              FROM cyclone_steps s
+                              FROM ONLY cyclone_steps s
                              WHERE s.queue_bucket = v_queue.bucket AND s.state = 'available' AND s.scheduled_at <= p_now
                                AND NOT (s.id = ANY (v_ids))
                                AND (p_handlers IS NULL OR s.handler = ANY (p_handlers))
                                -- A scalar subquery, not EXISTS: a semi-join's generic plan drove
                                -- from cyclone_runs and sorted the whole queue (13 ms for 10,000).
                                AND (SELECT r.state = 'running' AND (p_workflows IS NULL OR r.workflow = ANY (p_workflows))
-                                      FROM cyclone_runs r WHERE r.id = s.run_id)
+                                      FROM ONLY cyclone_runs r WHERE r.id = s.run_id)
                                AND (cardinality(s.buckets) = 1
                                     OR NOT EXISTS (SELECT 1 FROM unnest(s.buckets) b(id)
                                                     WHERE b.id <> v_queue.bucket AND cyclone._bucket_room(b.id, p_now) = 0))
@@ -311,27 +315,29 @@ BEGIN
     END IF;
     RETURN v_ids;
 END
-$function$;
+$$;
+COMMENT ON FUNCTION cyclone._limited_candidates(timestamp with time zone,text[],text[],integer) IS NULL;
 
 CREATE OR REPLACE FUNCTION cyclone._limited_queues(p_now timestamp with time zone)
  RETURNS TABLE(bucket bigint, room integer)
  LANGUAGE plpgsql
  STABLE
-AS $function$
+AS $$
 BEGIN
     RETURN QUERY
     WITH RECURSIVE q(id) AS (
-        (SELECT s.queue_bucket FROM cyclone_steps s
+        (SELECT s.queue_bucket FROM ONLY cyclone_steps s
           WHERE s.state = 'available' AND s.queue_bucket > 0
           ORDER BY s.queue_bucket LIMIT 1)
         UNION ALL
-        SELECT (SELECT s.queue_bucket FROM cyclone_steps s
+        SELECT (SELECT s.queue_bucket FROM ONLY cyclone_steps s
                  WHERE s.state = 'available' AND s.queue_bucket > q.id
                  ORDER BY s.queue_bucket LIMIT 1)
           FROM q WHERE q.id IS NOT NULL)
     SELECT q.id, cyclone._bucket_room(q.id, p_now) FROM q WHERE q.id IS NOT NULL;
 END
-$function$;
+$$;
+COMMENT ON FUNCTION cyclone._limited_queues(timestamp with time zone) IS NULL;
 
 CREATE OR REPLACE FUNCTION cyclone.claim(p_worker text, p_handlers text[] DEFAULT NULL::text[], p_limit integer DEFAULT 1, p_lease_ttl interval DEFAULT '00:00:30'::interval, p_workflows text[] DEFAULT NULL::text[])
  RETURNS TABLE(step_id bigint, run_id uuid, workflow text, node text, handler text, kind text, attempt integer, max_attempts integer, lease_generation bigint, timeout interval, input jsonb, deps jsonb, traceparent text, previous_span text)
@@ -342,7 +348,7 @@ CREATE OR REPLACE FUNCTION cyclone.claim(p_worker text, p_handlers text[] DEFAUL
  SET enable_seqscan TO 'off'
  SET enable_bitmapscan TO 'off'
  SET jit TO 'off'
-AS $function$
+AS $$
 #variable_conflict use_column
 DECLARE
     v_now timestamptz := cyclone.now();
@@ -365,19 +371,19 @@ BEGIN
     IF p_handlers IS NULL AND p_workflows IS NULL THEN
         v_ids := ARRAY(
             SELECT s.id
-              FROM cyclone_steps s
+              FROM ONLY cyclone_steps s
              WHERE s.queue_bucket = 0 AND s.state = 'available' AND s.scheduled_at <= v_now
-               AND EXISTS (SELECT 1 FROM cyclone_runs r WHERE r.id = s.run_id AND r.state = 'running')
+               AND EXISTS (SELECT 1 FROM ONLY cyclone_runs r WHERE r.id = s.run_id AND r.state = 'running')
              ORDER BY s.priority, s.scheduled_at, s.id
              LIMIT p_limit
                FOR UPDATE OF s SKIP LOCKED);
     ELSE
         v_ids := ARRAY(
             SELECT s.id
-              FROM cyclone_steps s
+              FROM ONLY cyclone_steps s
              WHERE s.queue_bucket = 0 AND s.state = 'available' AND s.scheduled_at <= v_now
                AND (p_handlers IS NULL OR s.handler = ANY (p_handlers))
-               AND EXISTS (SELECT 1 FROM cyclone_runs r
+               AND EXISTS (SELECT 1 FROM ONLY cyclone_runs r
                             WHERE r.id = s.run_id AND r.state = 'running'
                               AND (p_workflows IS NULL OR r.workflow = ANY (p_workflows)))
              ORDER BY s.priority, s.scheduled_at, s.id
@@ -385,7 +391,7 @@ BEGIN
                FOR UPDATE OF s SKIP LOCKED);
     END IF;
     -- Limited steps, when any is available (one index descent to know).
-    PERFORM 1 FROM cyclone_steps s WHERE s.state = 'available' AND s.queue_bucket > 0 LIMIT 1;
+    PERFORM 1 FROM ONLY cyclone_steps s WHERE s.state = 'available' AND s.queue_bucket > 0 LIMIT 1;
     IF FOUND THEN
         v_limited := cyclone._limited_candidates(v_now, p_handlers, p_workflows, p_limit);
         IF cardinality(v_limited) > 0 THEN
@@ -399,7 +405,7 @@ BEGIN
 
     RETURN QUERY
     WITH claimed AS (
-        UPDATE cyclone_steps s
+        UPDATE ONLY cyclone_steps s
            SET state = 'running',
                attempt = CASE WHEN s.rerun_attempt THEN greatest(s.attempt, 1) ELSE s.attempt + 1 END,
                rerun_attempt = false,
@@ -416,13 +422,14 @@ BEGIN
            c.lease_generation, c.timeout, c.input,
            CASE WHEN cardinality(c.deps) = 0 THEN '{}'::jsonb
                 ELSE (SELECT coalesce(jsonb_object_agg(d.node, d.output), '{}')
-                        FROM cyclone_steps d WHERE d.run_id = c.run_id AND d.node = ANY (c.deps)) END,
+                        FROM ONLY cyclone_steps d WHERE d.run_id = c.run_id AND d.node = ANY (c.deps)) END,
            r.traceparent, c.failed_span
       FROM claimed c
-      JOIN cyclone_runs r ON r.id = c.run_id
+      JOIN ONLY cyclone_runs r ON r.id = c.run_id
      ORDER BY array_position(v_ids, c.id);
 END
-$function$;
+$$;
+COMMENT ON FUNCTION cyclone.claim(text,text[],integer,interval,text[]) IS 'Lease up to p_limit due steps of running runs (SPEC section 6), of the given handlers and workflows (NULL = any), within their limits (SPEC 12). Returns input, deps outputs, the run''s traceparent and the span of the step''s last failed execution, in claim order.';
 
 CREATE OR REPLACE FUNCTION cyclone.renew(p_step_id bigint, p_worker text, p_lease_generation bigint, p_lease_ttl interval DEFAULT '00:00:30'::interval)
  RETURNS boolean
@@ -430,7 +437,7 @@ CREATE OR REPLACE FUNCTION cyclone.renew(p_step_id bigint, p_worker text, p_leas
  SECURITY DEFINER
  SET search_path TO 'cyclone', 'pg_temp'
  SET plan_cache_mode TO 'force_generic_plan'
-AS $function$
+AS $$
 DECLARE
     v_now timestamptz := cyclone.now();
 BEGIN
@@ -443,7 +450,7 @@ BEGIN
     -- Losing a renewal in a crash is harmless (the lease just ends sooner), so
     -- this transaction does not wait for the WAL flush.
     PERFORM set_config('synchronous_commit', 'off', true);
-    UPDATE cyclone_steps
+    UPDATE ONLY cyclone_steps
        SET lease_expiry = v_now + p_lease_ttl, heartbeat_at = v_now
      WHERE id = p_step_id
        AND state = 'running'
@@ -452,6 +459,7 @@ BEGIN
        AND (timeout IS NULL OR started_at + timeout > v_now);
     RETURN FOUND;
 END
-$function$;
+$$;
+COMMENT ON FUNCTION cyclone.renew(bigint,text,bigint,interval) IS 'Heartbeat: extend the lease while the step is running under this owner and generation and its timeout has not passed. False means the worker must cancel the handler.';
 
 COMMIT;

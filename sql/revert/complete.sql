@@ -1,4 +1,6 @@
--- Revert cyclone:complete (back to its v0.15.0 bodies of the functions below)
+-- Revert cyclone:complete to 0.17.0: the definitions 0.17.0 deployed of every function, view and trigger
+-- that the 0.18.0 deploy re-creates, with their comments, read from a database at @v0.17.0 (0.17.0's
+-- deploy scripts held only what each release changed, so no one earlier script has them all).
 BEGIN;
 
 CREATE OR REPLACE FUNCTION cyclone.complete(p_step_id bigint, p_worker text, p_lease_generation bigint, p_output jsonb DEFAULT NULL::jsonb)
@@ -7,7 +9,7 @@ CREATE OR REPLACE FUNCTION cyclone.complete(p_step_id bigint, p_worker text, p_l
  SECURITY DEFINER
  SET search_path TO 'cyclone', 'pg_temp'
  SET plan_cache_mode TO 'force_generic_plan'
-AS $function$
+AS $$
 DECLARE
     v_run_id uuid;
     v_parent uuid;
@@ -17,16 +19,16 @@ BEGIN
                                  AND p_lease_generation IS NOT NULL, 'p_step_id, p_worker and p_lease_generation are required');
     END IF;
     SELECT r.id, r.parent_run_id INTO v_run_id, v_parent
-      FROM cyclone_steps s JOIN cyclone_runs r ON r.id = s.run_id WHERE s.id = p_step_id;
+      FROM ONLY cyclone_steps s JOIN ONLY cyclone_runs r ON r.id = s.run_id WHERE s.id = p_step_id;
     IF NOT FOUND THEN
         RETURN false;
     END IF;
     IF v_parent IS NULL THEN  -- the common case: no ancestors to lock first
-        PERFORM 1 FROM cyclone_runs r WHERE r.id = v_run_id FOR NO KEY UPDATE;
+        PERFORM 1 FROM ONLY cyclone_runs r WHERE r.id = v_run_id FOR NO KEY UPDATE;
     ELSE
         PERFORM cyclone._lock_run(v_run_id);
     END IF;
-    UPDATE cyclone_steps
+    UPDATE ONLY cyclone_steps
        SET state = 'completed', output = p_output, finished_at = cyclone.now(),
            lease_owner = NULL, lease_expiry = NULL, error = NULL, error_kind = NULL
      WHERE id = p_step_id
@@ -39,7 +41,8 @@ BEGIN
     PERFORM cyclone._advance_runs(ARRAY[v_run_id]);
     RETURN true;
 END
-$function$;
+$$;
+COMMENT ON FUNCTION cyclone.complete(bigint,text,bigint,jsonb) IS 'Complete a leased step and advance its run. False (and no change) when the lease is no longer ours.';
 
 CREATE OR REPLACE FUNCTION cyclone.complete_many(p_worker text, p_step_ids bigint[], p_lease_generations bigint[], p_outputs jsonb[])
  RETURNS TABLE(step_id bigint, accepted boolean)
@@ -47,7 +50,7 @@ CREATE OR REPLACE FUNCTION cyclone.complete_many(p_worker text, p_step_ids bigin
  SECURITY DEFINER
  SET search_path TO 'cyclone', 'pg_temp'
  SET plan_cache_mode TO 'force_generic_plan'
-AS $function$
+AS $$
 #variable_conflict use_column
 DECLARE
     v_now timestamptz := cyclone.now();
@@ -71,13 +74,13 @@ BEGIN
 
     -- Lock order: the runs by root run, then run id (ancestors first for child runs).
     SELECT array_agg(DISTINCT s.run_id ORDER BY s.run_id) INTO v_runs
-      FROM cyclone_steps s WHERE s.id = ANY (p_step_ids);
-    IF EXISTS (SELECT 1 FROM cyclone_runs r WHERE r.id = ANY (v_runs) AND r.parent_run_id IS NOT NULL) THEN
+      FROM ONLY cyclone_steps s WHERE s.id = ANY (p_step_ids);
+    IF EXISTS (SELECT 1 FROM ONLY cyclone_runs r WHERE r.id = ANY (v_runs) AND r.parent_run_id IS NOT NULL) THEN
         FOR v_run_id IN SELECT u FROM unnest(v_runs) u ORDER BY cyclone._root_run(u), u LOOP
             PERFORM cyclone._lock_run(v_run_id);
         END LOOP;
     ELSE
-        PERFORM 1 FROM cyclone_runs r WHERE r.id = ANY (v_runs) ORDER BY r.id FOR NO KEY UPDATE;
+        PERFORM 1 FROM ONLY cyclone_runs r WHERE r.id = ANY (v_runs) ORDER BY r.id FOR NO KEY UPDATE;
     END IF;
 
     -- Each row finds its own element by array_position (a scan of the id
@@ -86,7 +89,7 @@ BEGIN
     -- running steps, re-expanded all three arrays for every row, outputs
     -- included (137 ms for a batch of 370).
     WITH done AS (
-        UPDATE cyclone_steps s
+        UPDATE ONLY cyclone_steps s
            SET state = 'completed', output = p_outputs[array_position(p_step_ids, s.id)], finished_at = v_now,
                lease_owner = NULL, lease_expiry = NULL, error = NULL, error_kind = NULL
          WHERE s.id = ANY (p_step_ids)
@@ -106,6 +109,7 @@ BEGIN
     RETURN QUERY
     SELECT u.id, u.id = ANY (v_done) FROM unnest(p_step_ids) WITH ORDINALITY AS u(id, ord) ORDER BY u.ord;
 END
-$function$;
+$$;
+COMMENT ON FUNCTION cyclone.complete_many(text,bigint[],bigint[],jsonb[]) IS 'Batch complete: each element is its own compare-and-set with the semantics of complete().';
 
 COMMIT;

@@ -1,25 +1,28 @@
--- Revert cyclone:deadlines (back to its v0.15.0 bodies of the functions below)
+-- Revert cyclone:deadlines to 0.17.0: the definitions 0.17.0 deployed of every function, view and trigger
+-- that the 0.18.0 deploy re-creates, with their comments, read from a database at @v0.17.0 (0.17.0's
+-- deploy scripts held only what each release changed, so no one earlier script has them all).
 BEGIN;
 
 CREATE OR REPLACE FUNCTION cyclone._deadline_candidates(p_now timestamp with time zone, p_limit integer)
  RETURNS SETOF uuid
  LANGUAGE sql
  STABLE
-AS $function$
+AS $$
     SELECT r.id
-      FROM cyclone.cyclone_runs r
+      FROM ONLY cyclone.cyclone_runs r
      WHERE r.state = 'running' AND r.deadline_at < p_now
      ORDER BY r.deadline_at, r.id
      LIMIT p_limit
-$function$;
+$$;
+COMMENT ON FUNCTION cyclone._deadline_candidates(timestamp with time zone,integer) IS NULL;
 
 CREATE OR REPLACE FUNCTION cyclone._expire_deadline(p_run_id uuid)
  RETURNS void
  LANGUAGE plpgsql
-AS $function$
+AS $$
 BEGIN
     PERFORM cyclone._discard_steps(
-        ARRAY(SELECT s.id FROM cyclone_steps s
+        ARRAY(SELECT s.id FROM ONLY cyclone_steps s
                WHERE s.run_id = p_run_id AND s.state IN ('available', 'running', 'waiting')
                ORDER BY s.id),
         'run deadline exceeded', 'deadline');
@@ -27,12 +30,13 @@ BEGIN
     -- Handlers still running for this run stop at once; renew() is the backstop.
     PERFORM pg_notify('cyclone_cancel', p_run_id::text);
 END
-$function$;
+$$;
+COMMENT ON FUNCTION cyclone._expire_deadline(uuid) IS NULL;
 
 CREATE OR REPLACE FUNCTION cyclone._expire_waits(p_limit integer)
  RETURNS SETOF bigint
  LANGUAGE plpgsql
-AS $function$
+AS $$
 DECLARE
     v_now timestamptz := cyclone.now();
     v_candidate record;
@@ -44,7 +48,7 @@ BEGIN
          ORDER BY cyclone._root_run(c.run_id), c.run_id, c.id
     LOOP
         CONTINUE WHEN (cyclone._lock_run(v_candidate.run_id)).state IS DISTINCT FROM 'running';
-        SELECT s.* INTO v_step FROM cyclone_steps s
+        SELECT s.* INTO v_step FROM ONLY cyclone_steps s
          WHERE s.id = v_candidate.id AND s.state = 'waiting' AND s.wait_expires_at < v_now
            FOR UPDATE;
         CONTINUE WHEN NOT FOUND;
@@ -53,14 +57,29 @@ BEGIN
         RETURN NEXT v_step.id;
     END LOOP;
 END
-$function$;
+$$;
+COMMENT ON FUNCTION cyclone._expire_waits(integer) IS NULL;
+
+CREATE OR REPLACE FUNCTION cyclone._wait_candidates(p_now timestamp with time zone, p_limit integer)
+ RETURNS TABLE(id bigint, run_id uuid)
+ LANGUAGE sql
+ STABLE
+AS $$
+    SELECT s.id, s.run_id
+      FROM cyclone.cyclone_steps s
+      JOIN cyclone.cyclone_runs r ON r.id = s.run_id AND r.state = 'running'
+     WHERE s.state = 'waiting' AND s.wait_expires_at < p_now
+     ORDER BY s.wait_expires_at, s.id
+     LIMIT p_limit
+$$;
+COMMENT ON FUNCTION cyclone._wait_candidates(timestamp with time zone,integer) IS NULL;
 
 CREATE OR REPLACE FUNCTION cyclone.enforce_deadlines(p_limit integer DEFAULT 100)
  RETURNS SETOF uuid
  LANGUAGE plpgsql
  SECURITY DEFINER
  SET search_path TO 'cyclone', 'pg_temp'
-AS $function$
+AS $$
 DECLARE
     v_now timestamptz := cyclone.now();
     v_run_id uuid;
@@ -80,6 +99,7 @@ BEGIN
         RETURN NEXT v_run_id;
     END LOOP;
 END
-$function$;
+$$;
+COMMENT ON FUNCTION cyclone.enforce_deadlines(integer) IS 'Fail every running run past its deadline (at most p_limit a call); returns their ids.';
 
 COMMIT;

@@ -1,22 +1,24 @@
--- Revert cyclone:fail (back to its v0.15.0 bodies of the functions below)
+-- Revert cyclone:fail to 0.17.0: the definitions 0.17.0 deployed of every function, view and trigger
+-- that the 0.18.0 deploy re-creates, with their comments, read from a database at @v0.17.0 (0.17.0's
+-- deploy scripts held only what each release changed, so no one earlier script has them all).
 BEGIN;
 
 CREATE OR REPLACE FUNCTION cyclone._fail_step(p_step_id bigint, p_error text, p_error_kind text, p_retry_in interval)
  RETURNS text
  LANGUAGE plpgsql
-AS $function$
+AS $$
 DECLARE
     v_now timestamptz := cyclone.now();
     v_step cyclone.cyclone_steps;
     v_delay interval;
 BEGIN
-    SELECT s.* INTO v_step FROM cyclone_steps s WHERE s.id = p_step_id;
+    SELECT s.* INTO v_step FROM ONLY cyclone_steps s WHERE s.id = p_step_id;
     IF p_error_kind = 'permanent' OR v_step.attempt >= v_step.max_attempts THEN
         PERFORM cyclone._discard_step(p_step_id, p_error, p_error_kind);
         RETURN 'discarded';
     END IF;
     v_delay := coalesce(p_retry_in, cyclone.backoff(v_step.attempt));
-    UPDATE cyclone_steps
+    UPDATE ONLY cyclone_steps
        SET state = 'available', scheduled_at = v_now + v_delay, error = p_error, error_kind = p_error_kind,
            lease_owner = NULL, lease_expiry = NULL, failed_span = NULL
      WHERE id = p_step_id;
@@ -28,7 +30,27 @@ BEGIN
     END IF;
     RETURN 'available';
 END
-$function$;
+$$;
+COMMENT ON FUNCTION cyclone._fail_step(bigint,text,text,interval) IS NULL;
+
+CREATE OR REPLACE FUNCTION cyclone.backoff(p_attempt integer)
+ RETURNS interval
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'cyclone', 'pg_temp'
+AS $$
+DECLARE
+    -- 2^12 s already passes the one-hour cap, so the exponent stops there and
+    -- no attempt number can overflow.
+    v_delay double precision := least(3600, 2 ^ (least(greatest(p_attempt, 1), 13) - 1));
+BEGIN
+    IF p_attempt IS NULL THEN
+        RAISE EXCEPTION 'backoff: p_attempt must not be NULL' USING ERRCODE = '22004';
+    END IF;
+    RETURN make_interval(secs => v_delay / 2 + random() * v_delay / 2);
+END
+$$;
+COMMENT ON FUNCTION cyclone.backoff(integer) IS 'Default retry delay: d = least(1 hour, 2^(attempt-1) s), uniform in [d/2, d].';
 
 CREATE OR REPLACE FUNCTION cyclone.fail(p_step_id bigint, p_worker text, p_lease_generation bigint, p_error text, p_error_kind text DEFAULT 'error'::text, p_retry_in interval DEFAULT NULL::interval, p_span text DEFAULT NULL::text)
  RETURNS text
@@ -36,7 +58,7 @@ CREATE OR REPLACE FUNCTION cyclone.fail(p_step_id bigint, p_worker text, p_lease
  SECURITY DEFINER
  SET search_path TO 'cyclone', 'pg_temp'
  SET plan_cache_mode TO 'force_generic_plan'
-AS $function$
+AS $$
 DECLARE
     v_run_id uuid;
     v_state text;
@@ -52,12 +74,12 @@ BEGIN
         RAISE EXCEPTION 'fail: p_span % %', cyclone._shown(p_span), cyclone._traceparent_problem(p_span)
             USING ERRCODE = '22023';
     END IF;
-    SELECT s.run_id INTO v_run_id FROM cyclone_steps s WHERE s.id = p_step_id;
+    SELECT s.run_id INTO v_run_id FROM ONLY cyclone_steps s WHERE s.id = p_step_id;
     IF NOT FOUND THEN
         RETURN NULL;
     END IF;
     PERFORM cyclone._lock_run(v_run_id);
-    PERFORM 1 FROM cyclone_steps
+    PERFORM 1 FROM ONLY cyclone_steps
       WHERE id = p_step_id AND state = 'running' AND lease_owner = p_worker
         AND lease_generation = p_lease_generation
         FOR UPDATE;
@@ -69,10 +91,11 @@ BEGIN
     -- is one to keep (a retry has just cleared the old one), or on a discard
     -- (whose statement did not).
     IF p_span IS NOT NULL OR v_state = 'discarded' THEN
-        UPDATE cyclone_steps SET failed_span = p_span WHERE id = p_step_id;
+        UPDATE ONLY cyclone_steps SET failed_span = p_span WHERE id = p_step_id;
     END IF;
     RETURN v_state;
 END
-$function$;
+$$;
+COMMENT ON FUNCTION cyclone.fail(bigint,text,bigint,text,text,interval,text) IS 'Report a failed execution, with its span (a W3C traceparent) for the next attempt''s link. Returns available (retry scheduled), discarded, or NULL when the lease is no longer ours.';
 
 COMMIT;

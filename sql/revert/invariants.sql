@@ -1,4 +1,6 @@
--- Revert cyclone:invariants (back to its v0.16.0 body of the function below)
+-- Revert cyclone:invariants to 0.17.0: the definitions 0.17.0 deployed of every function, view and trigger
+-- that the 0.18.0 deploy re-creates, with their comments, read from a database at @v0.17.0 (0.17.0's
+-- deploy scripts held only what each release changed, so no one earlier script has them all).
 BEGIN;
 
 CREATE OR REPLACE FUNCTION cyclone.check_invariants()
@@ -7,7 +9,7 @@ CREATE OR REPLACE FUNCTION cyclone.check_invariants()
  STABLE SECURITY DEFINER
  SET search_path TO 'cyclone', 'pg_temp'
  SET jit TO 'off'
-AS $function$
+AS $$
     -- A running step holds a lease of generation 1 or more.
     SELECT 'running_step_without_lease', jsonb_build_object('step_id', s.id, 'run_id', s.run_id,
                'lease_owner', s.lease_owner, 'lease_expiry', s.lease_expiry, 'lease_generation', s.lease_generation)
@@ -117,6 +119,21 @@ AS $function$
      WHERE r.idempotency_key LIKE 'schedule:%'
      GROUP BY r.idempotency_key
     HAVING count(*) > 1
-$function$;
+    UNION ALL
+    -- A finished run in the live table is queued for archive() once
+    -- (live_runs.sql), and the queue holds nothing else.
+    -- (Joined, not a subquery a run: the queue has no index to probe.)
+    SELECT 'finished_run_not_queued_for_archive', jsonb_build_object('run_id', r.id, 'run_state', r.state,
+               'finished_at', r.finished_at, 'queued', coalesce(q.n, 0))
+      FROM ONLY cyclone_runs r
+      LEFT JOIN (SELECT q.run_id, q.finished_at, count(*) AS n FROM cyclone_archive_queue q
+                  GROUP BY q.run_id, q.finished_at) q ON q.run_id = r.id AND q.finished_at = r.finished_at
+     WHERE r.finished_at IS NOT NULL AND coalesce(q.n, 0) <> 1
+    UNION ALL
+    SELECT 'archive_queue_without_finished_run', jsonb_build_object('run_id', q.run_id, 'finished_at', q.finished_at)
+      FROM cyclone_archive_queue q
+     WHERE NOT EXISTS (SELECT 1 FROM ONLY cyclone_runs r WHERE r.id = q.run_id AND r.finished_at = q.finished_at)
+$$;
+COMMENT ON FUNCTION cyclone.check_invariants() IS 'The engine''s consistency rules, as the rows that break them: none when the state is consistent. One statement, one snapshot.';
 
 COMMIT;

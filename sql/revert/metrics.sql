@@ -1,4 +1,6 @@
--- Revert cyclone:metrics (back to its v0.16.0 body of the function below)
+-- Revert cyclone:metrics to 0.17.0: the definitions 0.17.0 deployed of every function, view and trigger
+-- that the 0.18.0 deploy re-creates, with their comments, read from a database at @v0.17.0 (0.17.0's
+-- deploy scripts held only what each release changed, so no one earlier script has them all).
 BEGIN;
 
 CREATE OR REPLACE FUNCTION cyclone.metrics()
@@ -10,14 +12,20 @@ CREATE OR REPLACE FUNCTION cyclone.metrics()
  SET work_mem TO '32MB'
  SET enable_sort TO 'off'
  SET max_parallel_workers_per_gather TO '0'
-AS $function$
+AS $$
 #variable_conflict use_column
 DECLARE
     v_now timestamptz := cyclone.now();
 BEGIN
     RETURN QUERY
-    WITH paused_runs AS MATERIALIZED (
-        SELECT r.id FROM cyclone_runs r WHERE r.state = 'paused'
+    WITH runs AS MATERIALIZED (
+        -- One read of the live runs (their table has no index by state:
+        -- live_runs.sql) for their counts and the ids of the paused ones.
+        SELECT r.workflow, r.state, count(*) AS n, array_agg(r.id) FILTER (WHERE r.state = 'paused') AS paused
+          FROM ONLY cyclone_runs r WHERE r.state IN ('running', 'paused')
+         GROUP BY r.workflow, r.state
+    ), paused_runs AS MATERIALIZED (
+        SELECT u.id FROM runs x CROSS JOIN unnest(x.paused) AS u(id)
     ), running AS MATERIALIZED (
         -- Read once for three gauges: steps by workflow, expired leases, workers.
         SELECT s.workflow, s.lease_owner, s.lease_expiry FROM cyclone_steps s WHERE s.state = 'running'
@@ -36,9 +44,6 @@ BEGIN
         UNION ALL
         SELECT s.workflow, 'pending', count(*), NULL FROM cyclone_steps s WHERE s.state = 'pending'
          GROUP BY s.workflow
-    ), runs AS MATERIALIZED (
-        SELECT r.workflow, r.state, count(*) AS n FROM cyclone_runs r WHERE r.state IN ('running', 'paused')
-         GROUP BY r.workflow, r.state
     ), limits AS MATERIALIZED (
         SELECT li.name, EXISTS (SELECT 1 FROM cyclone_workflows w,
                                        jsonb_array_elements(w.definition -> 'nodes') n,
@@ -95,6 +100,7 @@ BEGIN
              WHERE b.limit_name = l.name AND cyclone._bucket_room(b.id, v_now) = 0)::float8
       FROM limits l;
 END
-$function$;
+$$;
+COMMENT ON FUNCTION cyclone.metrics() IS 'Gauges of the engine''s state (SPEC 14): name, labels, value. Reads live rows and dead letters only.';
 
 COMMIT;

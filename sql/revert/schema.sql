@@ -1,25 +1,22 @@
--- Revert cyclone:schema
--- Drops the schema, revokes this database's grants to the roles, and drops each
--- role only when no other database still uses it.
+-- Revert cyclone:schema to its previous version: the deploy script it had before
+-- (sql/deploy/schema@v0.17.0.sql), and a drop of each function the new version added.
 BEGIN;
 
-DROP SCHEMA cyclone CASCADE;
+CREATE SCHEMA IF NOT EXISTS cyclone;
+COMMENT ON SCHEMA cyclone IS 'Cyclone: a durable workflow engine whose state machine lives in PostgreSQL.';
 
 DO $$
 DECLARE
     v_role text;
 BEGIN
     FOREACH v_role IN ARRAY ARRAY['cyclone_worker', 'cyclone_client', 'cyclone_admin'] LOOP
-        IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = v_role) THEN
-            EXECUTE format('REVOKE ALL ON DATABASE %I FROM %I', current_database(), v_role);
-            BEGIN
-                EXECUTE format('DROP ROLE %I', v_role);
-            EXCEPTION WHEN dependent_objects_still_exist THEN
-                RAISE NOTICE 'role % is still used elsewhere; kept', v_role;
-            END;
+        IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = v_role) THEN
+            EXECUTE format('CREATE ROLE %I NOLOGIN', v_role);
         END IF;
     END LOOP;
 END
 $$;
+
+GRANT USAGE ON SCHEMA cyclone TO cyclone_worker, cyclone_client, cyclone_admin;
 
 COMMIT;

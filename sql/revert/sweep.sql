@@ -1,24 +1,27 @@
--- Revert cyclone:sweep (back to its v0.15.0 bodies of the functions below)
+-- Revert cyclone:sweep to 0.17.0: the definitions 0.17.0 deployed of every function, view and trigger
+-- that the 0.18.0 deploy re-creates, with their comments, read from a database at @v0.17.0 (0.17.0's
+-- deploy scripts held only what each release changed, so no one earlier script has them all).
 BEGIN;
 
 CREATE OR REPLACE FUNCTION cyclone._sweep_candidates(p_now timestamp with time zone, p_limit integer)
  RETURNS TABLE(id bigint, run_id uuid, lease_generation bigint)
  LANGUAGE sql
  STABLE
-AS $function$
+AS $$
     SELECT s.id, s.run_id, s.lease_generation
-      FROM cyclone.cyclone_steps s
+      FROM ONLY cyclone.cyclone_steps s
      WHERE s.state = 'running' AND (s.lease_expiry < p_now OR s.started_at + s.timeout < p_now)
      ORDER BY s.id
      LIMIT p_limit
-$function$;
+$$;
+COMMENT ON FUNCTION cyclone._sweep_candidates(timestamp with time zone,integer) IS NULL;
 
 CREATE OR REPLACE FUNCTION cyclone.sweep(p_max_reclaims integer DEFAULT 0, p_limit integer DEFAULT 100)
  RETURNS TABLE(step_id bigint, run_id uuid, node text, action text)
  LANGUAGE plpgsql
  SECURITY DEFINER
  SET search_path TO 'cyclone', 'pg_temp'
-AS $function$
+AS $$
 #variable_conflict use_column
 DECLARE
     v_now timestamptz := cyclone.now();
@@ -33,7 +36,7 @@ BEGIN
          ORDER BY cyclone._root_run(c.run_id), c.run_id, c.id
     LOOP
         PERFORM cyclone._lock_run(v_candidate.run_id);
-        SELECT s.* INTO v_step FROM cyclone_steps s
+        SELECT s.* INTO v_step FROM ONLY cyclone_steps s
          WHERE s.id = v_candidate.id AND s.state = 'running'
            AND s.lease_generation = v_candidate.lease_generation
            FOR UPDATE;
@@ -53,7 +56,7 @@ BEGIN
                     'reclaim_limit');
                 action := 'discarded';
             ELSE
-                UPDATE cyclone_steps
+                UPDATE ONLY cyclone_steps
                    SET state = 'available', lease_owner = NULL, lease_expiry = NULL,
                        reclaims = reclaims + 1, rerun_attempt = true
                  WHERE id = v_step.id;
@@ -64,6 +67,7 @@ BEGIN
         END IF;
     END LOOP;
 END
-$function$;
+$$;
+COMMENT ON FUNCTION cyclone.sweep(integer,integer) IS 'Recover running steps: timeouts (retried/discarded) and expired leases (reclaimed, or discarded as reclaim_limit once p_max_reclaims > 0 reclaims are spent). At most p_limit steps a call.';
 
 COMMIT;

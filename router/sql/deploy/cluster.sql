@@ -1,50 +1,19 @@
 -- Deploy cyclone_router:cluster
--- requires: (none)
+-- requires: cluster@v0.15.0
+-- A complete copy of sql/engine/10_cluster.sql, written by scripts/rework.py: read and edit that file, not this one.
+BEGIN;
+
+-- router/sql/engine/10_cluster.sql: change `cluster`, the functions of the cluster's configuration.
 -- The router of a sharded deployment (SPEC 15, docs/scaling.md): a database
 -- that holds no runs, only PL/Proxy functions that send each call to the
--- shard holding its partition. This change is the cluster's configuration:
+-- shard holding its partition. This file is the cluster's configuration:
 -- its shards (name, libpq DSN), its partitions (a power of two, each on one
 -- shard) and the functions PL/Proxy reads them through (plproxy.*), plus the
 -- hashes that pick a call's partition. Its schema is called cyclone, like a
 -- shard's, so a client calls cyclone.submit(...) on either alike.
--- The plproxy extension needs a superuser once: CREATE EXTENSION below is a
--- no-op when it is already installed.
-BEGIN;
-
-CREATE EXTENSION IF NOT EXISTS plproxy;
-CREATE SCHEMA IF NOT EXISTS plproxy;
-CREATE SCHEMA cyclone;
-COMMENT ON SCHEMA cyclone IS 'Cyclone''s router: every call goes to the shard that holds its partition (SPEC 15).';
-
-DO $$
-DECLARE
-    v_role text;
-BEGIN
-    FOREACH v_role IN ARRAY ARRAY['cyclone_worker', 'cyclone_client', 'cyclone_admin'] LOOP
-        IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = v_role) THEN
-            EXECUTE format('CREATE ROLE %I NOLOGIN', v_role);
-        END IF;
-    END LOOP;
-END
-$$;
-GRANT USAGE ON SCHEMA cyclone, plproxy TO cyclone_worker, cyclone_client, cyclone_admin;
-
-CREATE TABLE cyclone.cyclone_shards (
-    name text PRIMARY KEY CONSTRAINT shard_name_valid CHECK (name ~ '^[a-z0-9_-]{1,63}$'),
-    dsn  text NOT NULL CONSTRAINT shard_dsn_not_empty CHECK (dsn <> '')
-);
-COMMENT ON TABLE cyclone.cyclone_shards IS 'The shards: each a Cyclone database, by name and libpq DSN.';
-
-CREATE TABLE cyclone.cyclone_partitions (
-    partition int PRIMARY KEY CONSTRAINT partition_valid CHECK (partition BETWEEN 0 AND 1023),
-    shard     text NOT NULL REFERENCES cyclone.cyclone_shards (name)
-);
-COMMENT ON TABLE cyclone.cyclone_partitions IS 'Which shard holds each partition (0 to count - 1, all of them).';
-
--- The configuration's version: PL/Proxy reloads the partitions when it grows.
-CREATE SEQUENCE cyclone.cyclone_cluster_version;
-
-GRANT SELECT ON cyclone.cyclone_shards, cyclone.cyclone_partitions TO cyclone_admin;
+-- The tables it reads, and the plproxy extension, are in 00_cluster_tables.sql.
+-- This file is the change's complete current source: edit it here and ship it with
+-- `make rework ROUTER=1 CHANGE=cluster NOTE="..."` (docs/architecture.md, Changing the engine).
 
 -- What PL/Proxy asks about cluster 'cyclone' (its cluster configuration API).
 CREATE OR REPLACE FUNCTION plproxy.get_cluster_version(p_cluster text)
@@ -252,6 +221,15 @@ BEGIN
     RAISE EXCEPTION USING ERRCODE = p_sqlstate, MESSAGE = v_message, HINT = v_hint;
 END
 $$;
+
+-- What \df+ shows for each function a role may call.
+COMMENT ON FUNCTION plproxy.get_cluster_version(text) IS 'PL/Proxy''s cluster API: the version of cluster cyclone''s configuration; PL/Proxy reloads the partitions when it grows.';
+COMMENT ON FUNCTION plproxy.get_cluster_partitions(text) IS 'PL/Proxy''s cluster API: the connection string of each partition of cluster cyclone, in partition order.';
+COMMENT ON FUNCTION plproxy.get_cluster_config(text) IS 'PL/Proxy''s cluster API: the cluster''s settings (a connection to a shard is renewed after an hour).';
+COMMENT ON FUNCTION cyclone.configure_router(text[], text[], text[]) IS 'Admin: set the shards (names and DSNs) and which shard holds each partition, in one transaction.';
+COMMENT ON FUNCTION cyclone.move_partition(int, text) IS 'Admin: record that a partition is now held by another shard (after its rows were moved there).';
+COMMENT ON FUNCTION cyclone.locate_run(uuid) IS 'The shard that holds a run, from the partition its id encodes.';
+COMMENT ON FUNCTION cyclone.locate_step(bigint) IS 'The shard that holds a step, from the partition its id encodes.';
 
 REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA cyclone FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cyclone.configure_router(text[], text[], text[]), cyclone.move_partition(int, text)

@@ -1,13 +1,18 @@
 -- Deploy cyclone_router:listings
--- requires: cluster routing
+-- requires: listings@v0.15.0 cluster routing
+-- A complete copy of sql/engine/30_listings.sql, written by scripts/rework.py: read and edit that file, not this one.
+BEGIN;
+
+-- router/sql/engine/30_listings.sql: change `listings`.
 -- Listings and gauges across the shards (SPEC 15): each shard is asked with
 -- the filters and the limit (its own listing functions), one after the
 -- other, and the router merges what they return; metrics() labels each row
 -- with its shard. A shard that cannot be reached fails the call with one
 -- error naming it (cluster.sql: _reraise).
-BEGIN;
+-- This file is the change's complete current source: edit it here and ship it with
+-- `make rework ROUTER=1 CHANGE=listings NOTE="..."` (docs/architecture.md, Changing the engine).
 
-CREATE FUNCTION cyclone._list_runs(p_partition int, p_workflow text, p_state text, p_limit int,
+CREATE OR REPLACE FUNCTION cyclone._list_runs(p_partition int, p_workflow text, p_state text, p_limit int,
                                    p_before timestamptz)
 RETURNS SETOF cyclone.run_row
 LANGUAGE plproxy
@@ -17,7 +22,7 @@ AS $$
     SELECT * FROM cyclone.list_runs(p_workflow, p_state, p_limit, p_before);
 $$;
 
-CREATE FUNCTION cyclone._list_dead_letters(p_partition int, p_workflow text, p_error_kind text, p_limit int)
+CREATE OR REPLACE FUNCTION cyclone._list_dead_letters(p_partition int, p_workflow text, p_error_kind text, p_limit int)
 RETURNS SETOF cyclone.step_row
 LANGUAGE plproxy
 AS $$
@@ -26,7 +31,7 @@ AS $$
     SELECT * FROM cyclone.list_dead_letters(p_workflow, p_error_kind, p_limit);
 $$;
 
-CREATE FUNCTION cyclone._metrics(p_partition int)
+CREATE OR REPLACE FUNCTION cyclone._metrics(p_partition int)
 RETURNS TABLE (name text, labels jsonb, value double precision)
 LANGUAGE plproxy
 AS $$
@@ -37,7 +42,7 @@ $$;
 
 -- Runs, newest first, of every shard: each gives its newest p_limit, the
 -- router keeps the newest p_limit of them all.
-CREATE FUNCTION cyclone.list_runs(
+CREATE OR REPLACE FUNCTION cyclone.list_runs(
     p_workflow text DEFAULT NULL, p_state text DEFAULT NULL, p_limit int DEFAULT 50,
     p_before timestamptz DEFAULT NULL)
 RETURNS SETOF cyclone.run_row
@@ -62,7 +67,7 @@ END
 $$;
 
 -- Dead letters, newest first, of every shard, as list_runs merges runs.
-CREATE FUNCTION cyclone.list_dead_letters(
+CREATE OR REPLACE FUNCTION cyclone.list_dead_letters(
     p_workflow text DEFAULT NULL, p_error_kind text DEFAULT NULL, p_limit int DEFAULT 100)
 RETURNS SETOF cyclone.step_row
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = cyclone, pg_temp SET client_min_messages = warning
@@ -86,7 +91,7 @@ END
 $$;
 
 -- Every shard's gauges, each row labelled with its shard.
-CREATE FUNCTION cyclone.metrics()
+CREATE OR REPLACE FUNCTION cyclone.metrics()
 RETURNS TABLE (name text, labels jsonb, value double precision)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = cyclone, pg_temp SET client_min_messages = warning
 AS $$
@@ -106,6 +111,11 @@ BEGIN
     END LOOP;
 END
 $$;
+
+-- What \df+ shows for each function a role may call.
+COMMENT ON FUNCTION cyclone.list_runs(text, text, int, timestamptz) IS 'Runs across the shards: each shard''s list_runs with the filters and limit, merged newest first and cut to the limit.';
+COMMENT ON FUNCTION cyclone.list_dead_letters(text, text, int) IS 'Dead letters across the shards: each shard''s list_dead_letters with the filters and limit, merged and cut to the limit.';
+COMMENT ON FUNCTION cyclone.metrics() IS 'The gauges of every shard, each row labelled with its shard.';
 
 REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA cyclone FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cyclone.list_runs(text, text, int, timestamptz), cyclone.list_dead_letters(text, text, int),

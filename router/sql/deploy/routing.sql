@@ -1,5 +1,9 @@
 -- Deploy cyclone_router:routing
--- requires: cluster
+-- requires: routing@v0.15.0 cluster
+-- A complete copy of sql/engine/20_routing.sql, written by scripts/rework.py: read and edit that file, not this one.
+BEGIN;
+
+-- router/sql/engine/20_routing.sql: change `routing`.
 -- The routed functions (SPEC 15), with the signatures a shard's have. Each is
 -- a PL/Proxy function cyclone._f(p_partition, ...) that runs cyclone.f(...) on
 -- the shard holding p_partition, under a PL/pgSQL cyclone.f(...) that picks
@@ -9,22 +13,10 @@
 -- every shard, one after the other: not atomically (a shard that fails stops
 -- the call, and the shards before it keep what they did).
 -- Every call commits on its shard at once: PL/Proxy runs it in autocommit.
-BEGIN;
+-- This file is the change's complete current source: edit it here and ship it with
+-- `make rework ROUTER=1 CHANGE=routing NOTE="..."` (docs/architecture.md, Changing the engine).
 
--- The row type of cyclone_v_steps on a shard (list_steps, list_dead_letters).
-CREATE TYPE cyclone.step_row AS (
-    id bigint, run_id uuid, workflow text, node text, handler text, kind text, state text, attempt int,
-    max_attempts int, reclaims int, error text, error_kind text, scheduled_at timestamptz, started_at timestamptz,
-    completed_at timestamptz, deps text[], on_dep_failure text, priority int, timeout interval, lease_owner text,
-    lease_expiry timestamptz, lease_generation bigint, heartbeat_at timestamptz, signal text, max_wait interval,
-    wait_expires_at timestamptz, child_run_id uuid, input jsonb, output jsonb);
--- And of cyclone_v_runs (list_runs).
-CREATE TYPE cyclone.run_row AS (
-    id uuid, workflow text, state text, input jsonb, output jsonb, created_at timestamptz, started_at timestamptz,
-    finished_at timestamptz, deadline_at timestamptz, paused_at timestamptz, parent_run_id uuid,
-    parent_step_id bigint, idempotency_key text);
-
-CREATE FUNCTION cyclone._submit(p_partition int, p_workflow text, p_input jsonb, p_deadline interval, p_idempotency_key text, p_run_at timestamptz, p_traceparent text)
+CREATE OR REPLACE FUNCTION cyclone._submit(p_partition int, p_workflow text, p_input jsonb, p_deadline interval, p_idempotency_key text, p_run_at timestamptz, p_traceparent text)
 RETURNS uuid
 LANGUAGE plproxy
 AS $$
@@ -34,7 +26,7 @@ AS $$
 $$;
 
 -- A run with an idempotency key goes to the key's partition, so the key deduplicates; any other to a partition at random.
-CREATE FUNCTION cyclone.submit(p_workflow text, p_input jsonb DEFAULT '{}', p_deadline interval DEFAULT NULL, p_idempotency_key text DEFAULT NULL, p_run_at timestamptz DEFAULT NULL, p_traceparent text DEFAULT NULL)
+CREATE OR REPLACE FUNCTION cyclone.submit(p_workflow text, p_input jsonb DEFAULT '{}', p_deadline interval DEFAULT NULL, p_idempotency_key text DEFAULT NULL, p_run_at timestamptz DEFAULT NULL, p_traceparent text DEFAULT NULL)
 RETURNS uuid
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = cyclone, pg_temp SET client_min_messages = warning
 AS $$
@@ -50,7 +42,7 @@ EXCEPTION WHEN OTHERS THEN
 END
 $$;
 
-CREATE FUNCTION cyclone._submit_many(p_partition int, p_workflow text, p_inputs jsonb[], p_deadline interval)
+CREATE OR REPLACE FUNCTION cyclone._submit_many(p_partition int, p_workflow text, p_inputs jsonb[], p_deadline interval)
 RETURNS SETOF uuid
 LANGUAGE plproxy
 AS $$
@@ -60,7 +52,7 @@ AS $$
 $$;
 
 -- The whole batch goes to one partition, so it is all or nothing.
-CREATE FUNCTION cyclone.submit_many(p_workflow text, p_inputs jsonb[], p_deadline interval DEFAULT NULL)
+CREATE OR REPLACE FUNCTION cyclone.submit_many(p_workflow text, p_inputs jsonb[], p_deadline interval DEFAULT NULL)
 RETURNS SETOF uuid
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = cyclone, pg_temp SET client_min_messages = warning
 AS $$
@@ -75,7 +67,7 @@ EXCEPTION WHEN OTHERS THEN
 END
 $$;
 
-CREATE FUNCTION cyclone._get_run(p_partition int, p_run_id uuid)
+CREATE OR REPLACE FUNCTION cyclone._get_run(p_partition int, p_run_id uuid)
 RETURNS TABLE (id uuid, workflow text, state text, error_kind text, error text, input jsonb, output jsonb, created_at timestamptz, finished_at timestamptz, deadline_at timestamptz)
 LANGUAGE plproxy
 AS $$
@@ -84,7 +76,7 @@ AS $$
     SELECT * FROM cyclone.get_run(p_run_id);
 $$;
 
-CREATE FUNCTION cyclone.get_run(p_run_id uuid)
+CREATE OR REPLACE FUNCTION cyclone.get_run(p_run_id uuid)
 RETURNS TABLE (id uuid, workflow text, state text, error_kind text, error text, input jsonb, output jsonb, created_at timestamptz, finished_at timestamptz, deadline_at timestamptz)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = cyclone, pg_temp SET client_min_messages = warning
 AS $$
@@ -99,7 +91,7 @@ EXCEPTION WHEN OTHERS THEN
 END
 $$;
 
-CREATE FUNCTION cyclone._signal(p_partition int, p_run_id uuid, p_name text, p_payload jsonb)
+CREATE OR REPLACE FUNCTION cyclone._signal(p_partition int, p_run_id uuid, p_name text, p_payload jsonb)
 RETURNS boolean
 LANGUAGE plproxy
 AS $$
@@ -108,7 +100,7 @@ AS $$
     SELECT cyclone.signal(p_run_id, p_name, p_payload);
 $$;
 
-CREATE FUNCTION cyclone.signal(p_run_id uuid, p_name text, p_payload jsonb DEFAULT NULL)
+CREATE OR REPLACE FUNCTION cyclone.signal(p_run_id uuid, p_name text, p_payload jsonb DEFAULT NULL)
 RETURNS boolean
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = cyclone, pg_temp SET client_min_messages = warning
 AS $$
@@ -124,7 +116,7 @@ EXCEPTION WHEN OTHERS THEN
 END
 $$;
 
-CREATE FUNCTION cyclone._explain_step(p_partition int, p_step_id bigint)
+CREATE OR REPLACE FUNCTION cyclone._explain_step(p_partition int, p_step_id bigint)
 RETURNS jsonb
 LANGUAGE plproxy
 AS $$
@@ -133,7 +125,7 @@ AS $$
     SELECT cyclone.explain_step(p_step_id);
 $$;
 
-CREATE FUNCTION cyclone.explain_step(p_step_id bigint)
+CREATE OR REPLACE FUNCTION cyclone.explain_step(p_step_id bigint)
 RETURNS jsonb
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = cyclone, pg_temp SET client_min_messages = warning
 AS $$
@@ -149,7 +141,7 @@ EXCEPTION WHEN OTHERS THEN
 END
 $$;
 
-CREATE FUNCTION cyclone._retry(p_partition int, p_run_id uuid, p_node text, p_additional_attempts int, p_reason text)
+CREATE OR REPLACE FUNCTION cyclone._retry(p_partition int, p_run_id uuid, p_node text, p_additional_attempts int, p_reason text)
 RETURNS void
 LANGUAGE plproxy
 AS $$
@@ -158,7 +150,7 @@ AS $$
     SELECT cyclone.retry(p_run_id, p_node, p_additional_attempts, p_reason);
 $$;
 
-CREATE FUNCTION cyclone.retry(p_run_id uuid, p_node text, p_additional_attempts int DEFAULT 0, p_reason text DEFAULT NULL)
+CREATE OR REPLACE FUNCTION cyclone.retry(p_run_id uuid, p_node text, p_additional_attempts int DEFAULT 0, p_reason text DEFAULT NULL)
 RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = cyclone, pg_temp SET client_min_messages = warning
 AS $$
@@ -173,7 +165,7 @@ EXCEPTION WHEN OTHERS THEN
 END
 $$;
 
-CREATE FUNCTION cyclone._retry_all(p_partition int, p_run_id uuid, p_reason text)
+CREATE OR REPLACE FUNCTION cyclone._retry_all(p_partition int, p_run_id uuid, p_reason text)
 RETURNS int
 LANGUAGE plproxy
 AS $$
@@ -182,7 +174,7 @@ AS $$
     SELECT cyclone.retry_all(p_run_id, p_reason);
 $$;
 
-CREATE FUNCTION cyclone.retry_all(p_run_id uuid, p_reason text DEFAULT NULL)
+CREATE OR REPLACE FUNCTION cyclone.retry_all(p_run_id uuid, p_reason text DEFAULT NULL)
 RETURNS int
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = cyclone, pg_temp SET client_min_messages = warning
 AS $$
@@ -198,7 +190,7 @@ EXCEPTION WHEN OTHERS THEN
 END
 $$;
 
-CREATE FUNCTION cyclone._cancel(p_partition int, p_run_id uuid, p_reason text)
+CREATE OR REPLACE FUNCTION cyclone._cancel(p_partition int, p_run_id uuid, p_reason text)
 RETURNS boolean
 LANGUAGE plproxy
 AS $$
@@ -207,7 +199,7 @@ AS $$
     SELECT cyclone.cancel(p_run_id, p_reason);
 $$;
 
-CREATE FUNCTION cyclone.cancel(p_run_id uuid, p_reason text DEFAULT NULL)
+CREATE OR REPLACE FUNCTION cyclone.cancel(p_run_id uuid, p_reason text DEFAULT NULL)
 RETURNS boolean
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = cyclone, pg_temp SET client_min_messages = warning
 AS $$
@@ -223,7 +215,7 @@ EXCEPTION WHEN OTHERS THEN
 END
 $$;
 
-CREATE FUNCTION cyclone._pause(p_partition int, p_run_id uuid)
+CREATE OR REPLACE FUNCTION cyclone._pause(p_partition int, p_run_id uuid)
 RETURNS boolean
 LANGUAGE plproxy
 AS $$
@@ -232,7 +224,7 @@ AS $$
     SELECT cyclone.pause(p_run_id);
 $$;
 
-CREATE FUNCTION cyclone.pause(p_run_id uuid)
+CREATE OR REPLACE FUNCTION cyclone.pause(p_run_id uuid)
 RETURNS boolean
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = cyclone, pg_temp SET client_min_messages = warning
 AS $$
@@ -248,7 +240,7 @@ EXCEPTION WHEN OTHERS THEN
 END
 $$;
 
-CREATE FUNCTION cyclone._resume(p_partition int, p_run_id uuid)
+CREATE OR REPLACE FUNCTION cyclone._resume(p_partition int, p_run_id uuid)
 RETURNS boolean
 LANGUAGE plproxy
 AS $$
@@ -257,7 +249,7 @@ AS $$
     SELECT cyclone.resume(p_run_id);
 $$;
 
-CREATE FUNCTION cyclone.resume(p_run_id uuid)
+CREATE OR REPLACE FUNCTION cyclone.resume(p_run_id uuid)
 RETURNS boolean
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = cyclone, pg_temp SET client_min_messages = warning
 AS $$
@@ -273,7 +265,7 @@ EXCEPTION WHEN OTHERS THEN
 END
 $$;
 
-CREATE FUNCTION cyclone._list_steps(p_partition int, p_run_id uuid)
+CREATE OR REPLACE FUNCTION cyclone._list_steps(p_partition int, p_run_id uuid)
 RETURNS SETOF cyclone.step_row
 LANGUAGE plproxy
 AS $$
@@ -282,7 +274,7 @@ AS $$
     SELECT * FROM cyclone.list_steps(p_run_id);
 $$;
 
-CREATE FUNCTION cyclone.list_steps(p_run_id uuid)
+CREATE OR REPLACE FUNCTION cyclone.list_steps(p_run_id uuid)
 RETURNS SETOF cyclone.step_row
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = cyclone, pg_temp SET client_min_messages = warning
 AS $$
@@ -297,7 +289,7 @@ EXCEPTION WHEN OTHERS THEN
 END
 $$;
 
-CREATE FUNCTION cyclone._schedule(p_partition int, p_name text, p_cron text, p_workflow text, p_input jsonb, p_timezone text, p_overlap text, p_catchup interval, p_deadline interval)
+CREATE OR REPLACE FUNCTION cyclone._schedule(p_partition int, p_name text, p_cron text, p_workflow text, p_input jsonb, p_timezone text, p_overlap text, p_catchup interval, p_deadline interval)
 RETURNS void
 LANGUAGE plproxy
 AS $$
@@ -307,7 +299,7 @@ AS $$
 $$;
 
 -- A schedule lives on the partition of its name, so each slot fires once in the whole deployment.
-CREATE FUNCTION cyclone.schedule(p_name text, p_cron text, p_workflow text, p_input jsonb DEFAULT '{}', p_timezone text DEFAULT 'UTC', p_overlap text DEFAULT 'skip', p_catchup interval DEFAULT '1 hour', p_deadline interval DEFAULT NULL)
+CREATE OR REPLACE FUNCTION cyclone.schedule(p_name text, p_cron text, p_workflow text, p_input jsonb DEFAULT '{}', p_timezone text DEFAULT 'UTC', p_overlap text DEFAULT 'skip', p_catchup interval DEFAULT '1 hour', p_deadline interval DEFAULT NULL)
 RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = cyclone, pg_temp SET client_min_messages = warning
 AS $$
@@ -322,7 +314,7 @@ EXCEPTION WHEN OTHERS THEN
 END
 $$;
 
-CREATE FUNCTION cyclone._unschedule(p_partition int, p_name text)
+CREATE OR REPLACE FUNCTION cyclone._unschedule(p_partition int, p_name text)
 RETURNS boolean
 LANGUAGE plproxy
 AS $$
@@ -331,7 +323,7 @@ AS $$
     SELECT cyclone.unschedule(p_name);
 $$;
 
-CREATE FUNCTION cyclone.unschedule(p_name text)
+CREATE OR REPLACE FUNCTION cyclone.unschedule(p_name text)
 RETURNS boolean
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = cyclone, pg_temp SET client_min_messages = warning
 AS $$
@@ -347,7 +339,7 @@ EXCEPTION WHEN OTHERS THEN
 END
 $$;
 
-CREATE FUNCTION cyclone._pause_schedule(p_partition int, p_name text)
+CREATE OR REPLACE FUNCTION cyclone._pause_schedule(p_partition int, p_name text)
 RETURNS boolean
 LANGUAGE plproxy
 AS $$
@@ -356,7 +348,7 @@ AS $$
     SELECT cyclone.pause_schedule(p_name);
 $$;
 
-CREATE FUNCTION cyclone.pause_schedule(p_name text)
+CREATE OR REPLACE FUNCTION cyclone.pause_schedule(p_name text)
 RETURNS boolean
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = cyclone, pg_temp SET client_min_messages = warning
 AS $$
@@ -372,7 +364,7 @@ EXCEPTION WHEN OTHERS THEN
 END
 $$;
 
-CREATE FUNCTION cyclone._resume_schedule(p_partition int, p_name text)
+CREATE OR REPLACE FUNCTION cyclone._resume_schedule(p_partition int, p_name text)
 RETURNS boolean
 LANGUAGE plproxy
 AS $$
@@ -381,7 +373,7 @@ AS $$
     SELECT cyclone.resume_schedule(p_name);
 $$;
 
-CREATE FUNCTION cyclone.resume_schedule(p_name text)
+CREATE OR REPLACE FUNCTION cyclone.resume_schedule(p_name text)
 RETURNS boolean
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = cyclone, pg_temp SET client_min_messages = warning
 AS $$
@@ -397,7 +389,7 @@ EXCEPTION WHEN OTHERS THEN
 END
 $$;
 
-CREATE FUNCTION cyclone._backfill(p_partition int, p_name text, p_from timestamptz, p_to timestamptz)
+CREATE OR REPLACE FUNCTION cyclone._backfill(p_partition int, p_name text, p_from timestamptz, p_to timestamptz)
 RETURNS int
 LANGUAGE plproxy
 AS $$
@@ -406,7 +398,7 @@ AS $$
     SELECT cyclone.backfill(p_name, p_from, p_to);
 $$;
 
-CREATE FUNCTION cyclone.backfill(p_name text, p_from timestamptz, p_to timestamptz)
+CREATE OR REPLACE FUNCTION cyclone.backfill(p_name text, p_from timestamptz, p_to timestamptz)
 RETURNS int
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = cyclone, pg_temp SET client_min_messages = warning
 AS $$
@@ -422,7 +414,7 @@ EXCEPTION WHEN OTHERS THEN
 END
 $$;
 
-CREATE FUNCTION cyclone._define_workflow(p_partition int, p_name text, p_definition jsonb)
+CREATE OR REPLACE FUNCTION cyclone._define_workflow(p_partition int, p_name text, p_definition jsonb)
 RETURNS SETOF void
 LANGUAGE plproxy
 AS $$
@@ -431,7 +423,7 @@ AS $$
     SELECT cyclone.define_workflow(p_name, p_definition);
 $$;
 
-CREATE FUNCTION cyclone.define_workflow(p_name text, p_definition jsonb)
+CREATE OR REPLACE FUNCTION cyclone.define_workflow(p_name text, p_definition jsonb)
 RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = cyclone, pg_temp SET client_min_messages = warning
 AS $$
@@ -450,7 +442,7 @@ BEGIN
 END
 $$;
 
-CREATE FUNCTION cyclone._define_limit(p_partition int, p_name text, p_concurrency int, p_rate int, p_period interval)
+CREATE OR REPLACE FUNCTION cyclone._define_limit(p_partition int, p_name text, p_concurrency int, p_rate int, p_period interval)
 RETURNS SETOF void
 LANGUAGE plproxy
 AS $$
@@ -459,7 +451,7 @@ AS $$
     SELECT cyclone.define_limit(p_name, p_concurrency, p_rate, p_period);
 $$;
 
-CREATE FUNCTION cyclone.define_limit(p_name text, p_concurrency int DEFAULT NULL, p_rate int DEFAULT NULL, p_period interval DEFAULT NULL)
+CREATE OR REPLACE FUNCTION cyclone.define_limit(p_name text, p_concurrency int DEFAULT NULL, p_rate int DEFAULT NULL, p_period interval DEFAULT NULL)
 RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = cyclone, pg_temp SET client_min_messages = warning
 AS $$
@@ -478,7 +470,7 @@ BEGIN
 END
 $$;
 
-CREATE FUNCTION cyclone._drop_limit(p_partition int, p_name text)
+CREATE OR REPLACE FUNCTION cyclone._drop_limit(p_partition int, p_name text)
 RETURNS SETOF boolean
 LANGUAGE plproxy
 AS $$
@@ -487,7 +479,7 @@ AS $$
     SELECT cyclone.drop_limit(p_name);
 $$;
 
-CREATE FUNCTION cyclone.drop_limit(p_name text)
+CREATE OR REPLACE FUNCTION cyclone.drop_limit(p_name text)
 RETURNS boolean
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = cyclone, pg_temp SET client_min_messages = warning
 AS $$
@@ -510,7 +502,7 @@ $$;
 
 -- The clock of a shard picked at random (every shard's is the database's
 -- clock, which is the same everywhere unless a test moved one).
-CREATE FUNCTION cyclone.now()
+CREATE OR REPLACE FUNCTION cyclone.now()
 RETURNS timestamptz
 LANGUAGE plproxy
 AS $$
@@ -520,7 +512,7 @@ AS $$
 $$;
 
 -- next_fire computes only (SPEC 13): any shard answers.
-CREATE FUNCTION cyclone.next_fire(p_cron text, p_after timestamptz, p_timezone text DEFAULT 'UTC')
+CREATE OR REPLACE FUNCTION cyclone.next_fire(p_cron text, p_after timestamptz, p_timezone text DEFAULT 'UTC')
 RETURNS timestamptz
 LANGUAGE plproxy
 AS $$
@@ -530,6 +522,29 @@ AS $$
 $$;
 
 -- (listings.sql: the listings and metrics, pushed down to every shard)
+
+-- What \df+ shows for each function a role may call.
+COMMENT ON FUNCTION cyclone.now() IS 'The engine clock of one shard (every shard keeps the same offset).';
+COMMENT ON FUNCTION cyclone.submit(text, jsonb, interval, text, timestamptz, text) IS 'Routed submit: on the idempotency key''s partition when there is a key, else on a partition at random.';
+COMMENT ON FUNCTION cyclone.submit_many(text, jsonb[], interval) IS 'Routed submit_many: the whole batch on one partition chosen at random, so it is all or nothing.';
+COMMENT ON FUNCTION cyclone.get_run(uuid) IS 'Routed get_run: asks the shard that holds the run.';
+COMMENT ON FUNCTION cyclone.signal(uuid, text, jsonb) IS 'Routed signal: sent to the shard that holds the run.';
+COMMENT ON FUNCTION cyclone.explain_step(bigint) IS 'Routed explain_step: asks the shard that holds the step.';
+COMMENT ON FUNCTION cyclone.list_steps(uuid) IS 'Routed list_steps: the steps of one run, from the shard that holds it.';
+COMMENT ON FUNCTION cyclone.define_workflow(text, jsonb) IS 'Routed define_workflow: defines the workflow on every shard, one after the other (not atomically).';
+COMMENT ON FUNCTION cyclone.define_limit(text, int, int, interval) IS 'Routed define_limit: defines the limit on every shard, one after the other (not atomically).';
+COMMENT ON FUNCTION cyclone.drop_limit(text) IS 'Routed drop_limit: drops the limit on every shard, one after the other (not atomically).';
+COMMENT ON FUNCTION cyclone.schedule(text, text, text, jsonb, text, text, interval, interval) IS 'Routed schedule: on the partition of the schedule''s name.';
+COMMENT ON FUNCTION cyclone.unschedule(text) IS 'Routed unschedule: on the partition of the schedule''s name.';
+COMMENT ON FUNCTION cyclone.pause_schedule(text) IS 'Routed pause_schedule: on the partition of the schedule''s name.';
+COMMENT ON FUNCTION cyclone.resume_schedule(text) IS 'Routed resume_schedule: on the partition of the schedule''s name.';
+COMMENT ON FUNCTION cyclone.backfill(text, timestamptz, timestamptz) IS 'Routed backfill: on the partition of the schedule''s name.';
+COMMENT ON FUNCTION cyclone.retry(uuid, text, int, text) IS 'Routed retry: on the shard that holds the run.';
+COMMENT ON FUNCTION cyclone.retry_all(uuid, text) IS 'Routed retry_all: on the shard that holds the run.';
+COMMENT ON FUNCTION cyclone.cancel(uuid, text) IS 'Routed cancel: on the shard that holds the run.';
+COMMENT ON FUNCTION cyclone.pause(uuid) IS 'Routed pause: on the shard that holds the run.';
+COMMENT ON FUNCTION cyclone.resume(uuid) IS 'Routed resume: on the shard that holds the run.';
+COMMENT ON FUNCTION cyclone.next_fire(text, timestamptz, text) IS 'Routed next_fire: computes only, so any shard answers.';
 
 REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA cyclone FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cyclone.now(), cyclone.next_fire(text, timestamptz, text)

@@ -1,0 +1,47 @@
+-- Revert cyclone_router:routing
+BEGIN;
+
+DROP FUNCTION cyclone.submit(text, jsonb, interval, text, timestamptz, text);
+DROP FUNCTION cyclone._submit(int, text, jsonb, interval, text, timestamptz, text);
+DROP FUNCTION cyclone.submit_many(text, jsonb[], interval);
+DROP FUNCTION cyclone._submit_many(int, text, jsonb[], interval);
+DROP FUNCTION cyclone.get_run(uuid);
+DROP FUNCTION cyclone._get_run(int, uuid);
+DROP FUNCTION cyclone.signal(uuid, text, jsonb);
+DROP FUNCTION cyclone._signal(int, uuid, text, jsonb);
+DROP FUNCTION cyclone.explain_step(bigint);
+DROP FUNCTION cyclone._explain_step(int, bigint);
+DROP FUNCTION cyclone.retry(uuid, text, int, text);
+DROP FUNCTION cyclone._retry(int, uuid, text, int, text);
+DROP FUNCTION cyclone.retry_all(uuid, text);
+DROP FUNCTION cyclone._retry_all(int, uuid, text);
+DROP FUNCTION cyclone.cancel(uuid, text);
+DROP FUNCTION cyclone._cancel(int, uuid, text);
+DROP FUNCTION cyclone.pause(uuid);
+DROP FUNCTION cyclone._pause(int, uuid);
+DROP FUNCTION cyclone.resume(uuid);
+DROP FUNCTION cyclone._resume(int, uuid);
+DROP FUNCTION cyclone.list_steps(uuid);
+DROP FUNCTION cyclone._list_steps(int, uuid);
+DROP FUNCTION cyclone.schedule(text, text, text, jsonb, text, text, interval, interval);
+DROP FUNCTION cyclone._schedule(int, text, text, text, jsonb, text, text, interval, interval);
+DROP FUNCTION cyclone.unschedule(text);
+DROP FUNCTION cyclone._unschedule(int, text);
+DROP FUNCTION cyclone.pause_schedule(text);
+DROP FUNCTION cyclone._pause_schedule(int, text);
+DROP FUNCTION cyclone.resume_schedule(text);
+DROP FUNCTION cyclone._resume_schedule(int, text);
+DROP FUNCTION cyclone.backfill(text, timestamptz, timestamptz);
+DROP FUNCTION cyclone._backfill(int, text, timestamptz, timestamptz);
+DROP FUNCTION cyclone.define_workflow(text, jsonb);
+DROP FUNCTION cyclone._define_workflow(int, text, jsonb);
+DROP FUNCTION cyclone.define_limit(text, int, int, interval);
+DROP FUNCTION cyclone._define_limit(int, text, int, int, interval);
+DROP FUNCTION cyclone.drop_limit(text);
+DROP FUNCTION cyclone._drop_limit(int, text);
+DROP FUNCTION cyclone.now();
+DROP FUNCTION cyclone.next_fire(text, timestamptz, text);
+DROP TYPE cyclone.step_row;
+DROP TYPE cyclone.run_row;
+
+COMMIT;
