@@ -4,7 +4,7 @@
   (reworked changes such as ``claim [claim@v0.2.0]`` and their
   ``deploy/claim@v0.2.0.sql`` scripts included), and its deploy header's
   ``-- requires:`` line says the same as the plan;
-- engine SQL reads time only through ``cyclone.now()``.
+- engine SQL (``sql/deploy/`` and ``sql/engine/``) reads time only through ``cyclone.now()``.
 """
 
 from __future__ import annotations
@@ -69,8 +69,11 @@ def header_mismatches(top: Path, plan: Path) -> list[str]:
 
 def clock_reads(top: Path) -> list[str]:
     problems = []
-    for path in sorted((top / "deploy").glob("*.sql")):
-        if path.name == "clock.sql" or path.name.startswith("clock@"):
+    scripts = sorted((top / "deploy").glob("*.sql")) + sorted((top / "engine").glob("*.sql"))
+    for path in scripts:
+        # The clock's own files: the deploy scripts of change clock, and its engine files.
+        if path.name == "clock.sql" or path.name.startswith("clock@") or path.name.endswith(("_clock.sql",
+                                                                                              "_clock_tables.sql")):
             continue
         text = strip_comments(path.read_text())
         for m in _NOW_LITERAL.finditer(text):
@@ -190,3 +193,11 @@ def test_cyclone_now_and_mentions_in_comments_are_not_clock_reads(tmp_path: Path
         "x.sql": "-- now() is transaction time\nSELECT cyclone.now(), 'run deadline exceeded', s.known_at FROM t s;\n",
     })
     assert clock_reads(top) == []
+
+
+def test_a_clock_read_in_an_engine_file_is_reported(tmp_path: Path) -> None:
+    top, _ = _project(tmp_path, "", {})
+    (top / "engine").mkdir()
+    (top / "engine" / "02_clock.sql").write_text("SELECT pg_catalog.now();\n")
+    (top / "engine" / "24_claim.sql").write_text("SELECT clock_timestamp();\n")
+    assert clock_reads(top) == ["24_claim.sql: clock_timestamp( reads the clock; use cyclone.now()"]
