@@ -35,7 +35,7 @@ from uuid import UUID
 
 import click
 
-from cyclone_py import db, durations, errors, logs
+from cyclone_py import db, errors, logs
 from cyclone_py import shards as shards_setup
 from cyclone_py.client import (
     Client,
@@ -48,6 +48,7 @@ from cyclone_py.client import (
     StepRow,
     check_reachable,
 )
+from cyclone_py.formatting import fmt_duration, fmt_interval, fmt_local, fmt_time
 from cyclone_py.metrics import parse_listen
 from cyclone_py.vocabulary import (
     DISCARD_KINDS,
@@ -372,27 +373,6 @@ def echo_json(data: Any) -> None:
 
 def as_dict(row: Any) -> dict[str, Any]:
     return dataclasses.asdict(row)
-
-
-def fmt_time(value: datetime | None) -> str:
-    """A timestamp in UTC, to the second: ``2025-01-31 12:00:05Z``."""
-    if value is None:
-        return "-"
-    return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%SZ")
-
-
-def fmt_local(value: datetime | None, *, weekday: bool = False) -> str:
-    """A timestamp on its own offset, to the second: ``2025-01-31 04:00:05+01:00``
-    (``Fri 2025-01-31 ...`` with ``weekday``)."""
-    if value is None:
-        return "-"
-    text = value.isoformat(sep=" ", timespec="seconds")
-    return f"{value.strftime('%a')} {text}" if weekday else text
-
-
-def fmt_duration(value: timedelta | None) -> str:
-    """``0.42s``, ``12s``, ``4m05s``, ``2h10m``, ``3d04h``; ``-`` for none."""
-    return "-" if value is None else durations.short(value)
 
 
 def short_error(text: str | None, width: int = ERROR_WIDTH) -> str:
@@ -915,22 +895,6 @@ def top(settings: Settings, once: bool, interval: timedelta) -> None:
 
 
 # -- why a step does not run (explain_step, in words) ------------------------------
-
-
-def fmt_interval(value: timedelta | None) -> str:
-    """A period as the duration options spell it: ``1m``, ``30s``, ``1h30m``, ``500ms``."""
-    if value is None:
-        return "-"
-    micros = value // timedelta(microseconds=1)
-    if micros <= 0:
-        return f"{value.total_seconds():g}s"
-    parts = []
-    for unit, size in (("d", 86_400_000_000), ("h", 3_600_000_000), ("m", 60_000_000), ("s", 1_000_000),
-                       ("ms", 1_000)):
-        n, micros = divmod(micros, size)
-        if n:
-            parts.append(f"{n}{unit}")
-    return "".join(parts) or f"{value.total_seconds():g}s"
 
 
 def _at(when: datetime | None, now: datetime | None) -> str:

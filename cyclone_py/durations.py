@@ -1,10 +1,13 @@
-"""Durations: every Cyclone API that takes one accepts a timedelta or seconds."""
+"""Durations: every Cyclone API that takes one accepts a timedelta or seconds.
+
+How a face prints one is :func:`cyclone_py.formatting.fmt_duration`.
+"""
 
 from __future__ import annotations
 
 from datetime import timedelta
 
-__all__ = ["Duration", "short", "to_seconds", "to_timedelta"]
+__all__ = ["Duration", "to_seconds", "to_timedelta"]
 
 #: A duration: a ``timedelta``, or seconds as a float (or an int).
 Duration = timedelta | float
@@ -19,20 +22,3 @@ def to_seconds(value: Duration) -> float:
     """``value`` in seconds."""
     return value.total_seconds() if isinstance(value, timedelta) else float(value)
 
-
-def short(value: Duration) -> str:
-    """A duration as people read it at a glance: ``0.42s``, ``12s``, ``4m05s``,
-    ``2h10m``, ``3d04h`` (negative ones as zero)."""
-    seconds = max(to_seconds(value), 0.0)
-    if seconds < 10:
-        return f"{seconds:.2f}s"
-    if seconds < 60:
-        return f"{seconds:.0f}s"
-    minutes, secs = divmod(int(seconds), 60)
-    if minutes < 60:
-        return f"{minutes}m{secs:02d}s"
-    hours, minutes = divmod(minutes, 60)
-    if hours < 24:
-        return f"{hours}h{minutes:02d}m"
-    days, hours = divmod(hours, 24)
-    return f"{days}d{hours:02d}h"

@@ -19,23 +19,16 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from cyclone_py import durations
 from cyclone_py.client import Metric
+from cyclone_py.formatting import fmt_duration, fmt_time
+from cyclone_py.vocabulary import LIVE_RUN_STATES, LIVE_STEP_STATES
 
-__all__ = ["frame", "since"]
-
-RUN_STATES = ("running", "paused")
-STEP_STATES = ("pending", "available", "running", "waiting")
+__all__ = ["frame"]
 
 
 def _n(value: float) -> str:
     """A count as an integer, anything else with up to 3 significant decimals."""
     return str(int(value)) if float(value).is_integer() else f"{value:.3g}"
-
-
-def since(seconds: float) -> str:
-    """``0.42s``, ``12s``, ``4m05s``, ``2h10m``, ``3d04h`` (as the CLI's durations)."""
-    return durations.short(seconds)
 
 
 def _table(title: str) -> Table:
@@ -60,7 +53,7 @@ def frame(rows: Sequence[Metric], now: datetime, *, scrape_seconds: float | None
     workers, expired = total("cyclone_workers"), total("cyclone_expired_leases")
     header = Text.assemble(
         ("cyclone top", "bold"),
-        f"  {now.astimezone(UTC):%Y-%m-%d %H:%M:%SZ}  workers ",
+        f"  {fmt_time(now)}  workers ",
         (_n(workers), "bold"),
         "  expired leases ",
         (_n(expired), "bold red" if expired > 0 else "bold"),
@@ -94,18 +87,18 @@ def _workflows(by_name: dict[str, list[Metric]]) -> RenderableType:
         return Text("no workflows defined", style="dim")
     table = _table("workflows")
     table.add_column("\nworkflow")
-    for state in RUN_STATES:
+    for state in LIVE_RUN_STATES:
         table.add_column(f"runs\n{state}", justify="right")
-    for state in STEP_STATES:
+    for state in LIVE_STEP_STATES:
         table.add_column(f"steps\n{state}", justify="right")
     table.add_column("ready\nlag", justify="right")
     table.add_column("dead\nletters", justify="right")
     for name in names:
         table.add_row(
             name,
-            *(_n(runs[name].get(s, 0.0)) for s in RUN_STATES),
-            *(_n(steps[name].get(s, 0.0)) for s in STEP_STATES),
-            since(lag.get(name, 0.0)),
+            *(_n(runs[name].get(s, 0.0)) for s in LIVE_RUN_STATES),
+            *(_n(steps[name].get(s, 0.0)) for s in LIVE_STEP_STATES),
+            fmt_duration(lag.get(name, 0.0)),
             Text(_n(dead[name]), style="red" if dead[name] > 0 else ""),
         )
     return table
@@ -150,6 +143,6 @@ def _schedules(rows: list[Metric], now: datetime) -> RenderableType:
     for r in sorted(rows, key=lambda r: (r.value, _label(r, "schedule"))):
         at = datetime.fromtimestamp(r.value, UTC)
         delta = r.value - now.timestamp()
-        when = since(delta) if delta >= 0 else Text(f"overdue {since(-delta)}", style="red")
-        table.add_row(_label(r, "schedule"), f"{at:%Y-%m-%d %H:%M:%SZ}", when)
+        when = fmt_duration(delta) if delta >= 0 else Text(f"overdue {fmt_duration(-delta)}", style="red")
+        table.add_row(_label(r, "schedule"), fmt_time(at), when)
     return table

@@ -11,6 +11,8 @@ from __future__ import annotations
 __all__ = [
     "DISCARD_KINDS",
     "ERROR_KINDS",
+    "LIVE_RUN_STATES",
+    "LIVE_STEP_STATES",
     "OVERLAP_POLICIES",
     "RETRYABLE_KINDS",
     "RUN_STATES",
@@ -23,11 +25,17 @@ __all__ = [
 RUN_STATES = ("running", "paused", "completed", "failed", "cancelled")
 #: ``run_finished_iff_terminal``: a run in one of these has ``finished_at``.
 TERMINAL_RUN_STATES = ("completed", "failed", "cancelled")
+#: The states of a live run, every one that is not terminal: those
+#: ``cyclone.metrics()`` counts in ``cyclone_runs`` (SPEC 14) and ``cyclone top`` shows.
+LIVE_RUN_STATES = tuple(state for state in RUN_STATES if state not in TERMINAL_RUN_STATES)
 
 #: ``step_state_valid``
 STEP_STATES = ("pending", "available", "running", "waiting", "completed", "discarded", "cancelled")
 #: ``step_finished_iff_terminal``: a step in one of these has ``finished_at``.
 TERMINAL_STEP_STATES = ("completed", "discarded", "cancelled")
+#: The states of a live step, every one that is not terminal: those
+#: ``cyclone.metrics()`` counts in ``cyclone_steps`` and ``cyclone top`` shows.
+LIVE_STEP_STATES = tuple(state for state in STEP_STATES if state not in TERMINAL_STEP_STATES)
 
 #: ``step_error_kind_valid``
 ERROR_KINDS = (

@@ -8,7 +8,8 @@ from uuid import uuid4
 import pytest
 
 from cyclone_py import Cancelled, StepContext, Worker, Workflow
-from cyclone_py.durations import short, to_seconds, to_timedelta
+from cyclone_py.durations import to_seconds, to_timedelta
+from cyclone_py.formatting import fmt_duration as short
 
 
 def test_to_seconds_and_to_timedelta() -> None:

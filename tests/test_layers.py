@@ -24,6 +24,8 @@ LAYERS: dict[str, int] = {
     "errors": 0,
     "db": 0,
     "logs": 0,  # the log formats (of the command's worker): no cyclone_py import
+    # how the faces print times and durations (the CLI, cyclone top, the console)
+    "formatting": 1,
     # the handler's context and the schedule declarations, then the definitions (plain data)
     "context": 1,
     "schedule": 1,

@@ -9,6 +9,7 @@ import psycopg
 import pytest
 
 from cyclone_py import vocabulary
+from cyclone_py.client import Client
 
 
 def constraint_literals(conn: psycopg.Connection[Any], name: str) -> list[str]:
@@ -46,3 +47,15 @@ def test_derived_kinds_are_error_kinds(conn: psycopg.Connection[Any]) -> None:
     assert set(vocabulary.RETRYABLE_KINDS) < set(vocabulary.DISCARD_KINDS) - {"permanent"}
     assert set(vocabulary.TERMINAL_RUN_STATES) < set(vocabulary.RUN_STATES)
     assert set(vocabulary.TERMINAL_STEP_STATES) < set(vocabulary.STEP_STATES)
+
+
+def test_the_live_states_are_those_metrics_counts(client: Client) -> None:
+    """``cyclone top`` shows the live states: every one that is not terminal, as
+    metrics() counts them for each workflow (SPEC 14), zeros included."""
+    client.define_workflow("live", {"nodes": [{"name": "a"}]})
+    rows = client.metrics()
+    assert [r.labels["state"] for r in rows if r.name == "cyclone_runs"] != []
+    assert {r.labels["state"] for r in rows if r.name == "cyclone_runs"} == set(vocabulary.LIVE_RUN_STATES)
+    assert {r.labels["state"] for r in rows if r.name == "cyclone_steps"} == set(vocabulary.LIVE_STEP_STATES)
+    assert set(vocabulary.LIVE_RUN_STATES) == set(vocabulary.RUN_STATES) - set(vocabulary.TERMINAL_RUN_STATES)
+    assert set(vocabulary.LIVE_STEP_STATES) == set(vocabulary.STEP_STATES) - set(vocabulary.TERMINAL_STEP_STATES)

@@ -28,7 +28,8 @@ import json
 import secrets
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
+from functools import partial
 from typing import Any
 from urllib.parse import urlencode
 from uuid import UUID
@@ -46,6 +47,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from cyclone_py import errors
 from cyclone_py.client import Client, Cursor, Page
 from cyclone_py.console.graph import GraphNode, Layouts
+from cyclone_py.formatting import fmt_duration, fmt_time
 from cyclone_py.vocabulary import DISCARD_KINDS, RUN_STATES, TERMINAL_STEP_STATES
 
 #: Bytes a request body may have (a signal's payload is the largest field).
@@ -201,28 +203,6 @@ def decode_cursor(value: str | None, *, numeric: bool) -> Cursor | None:
 # -- formatting -------------------------------------------------------------------
 
 
-def fmt_time(value: datetime | None) -> str:
-    return "" if value is None else value.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S")
-
-
-def fmt_delta(value: timedelta | None) -> str:
-    if value is None:
-        return ""
-    seconds = int(value.total_seconds())
-    sign = "-" if seconds < 0 else ""
-    seconds = abs(seconds)
-    days, rest = divmod(seconds, 86400)
-    hours, rest = divmod(rest, 3600)
-    minutes, secs = divmod(rest, 60)
-    parts = [f"{days}d"] if days else []
-    if hours or days:
-        parts.append(f"{hours}h")
-    if minutes or hours or days:
-        parts.append(f"{minutes}m")
-    parts.append(f"{secs}s")
-    return sign + " ".join(parts)
-
-
 def last_line(value: str | None) -> str:
     """An error's last non-blank line (a traceback's exception), for a list."""
     lines = [line for line in (value or "").splitlines() if line.strip()]
@@ -263,8 +243,9 @@ class ErrorText:
 def _environment() -> Environment:
     env = Environment(loader=PackageLoader("cyclone_py.console", "templates"),
                       autoescape=select_autoescape(default=True, default_for_string=True))
-    env.filters["time"] = fmt_time
-    env.filters["delta"] = fmt_delta
+    # Times in UTC without a Z (the pages say UTC), durations in full; an empty cell for none.
+    env.filters["time"] = partial(fmt_time, empty="", zulu=False)
+    env.filters["delta"] = partial(fmt_duration, empty="", full=True)
     env.filters["payload"] = Payload.of
     env.filters["error_text"] = ErrorText.of
     env.filters["last_line"] = last_line
