@@ -5,7 +5,7 @@ one moment: a header (the engine clock, workers, expired leases), runs and
 steps by state with the ready lag and the dead letters of each workflow, the
 dead letters by error kind, the limits (running slots, saturated buckets) and
 the schedules' next fire times. It only arranges what the SQL counted; the
-command (``cli.py``) reads the rows and redraws the frame in a ``rich.live.Live``.
+command (``cli/top.py``) reads the rows and redraws the frame in a ``rich.live.Live``.
 """
 
 from __future__ import annotations

@@ -26,6 +26,7 @@ from click.testing import CliRunner, Result
 from helpers import ok, one_line_error, wait_for
 
 from cyclone_py import App, Client, Permanent, Worker, Workflow, cli
+from cyclone_py.cli import runs as cli_runs
 from cyclone_py.context import StepContext
 
 TESTS = Path(__file__).resolve().parent
@@ -431,7 +432,7 @@ def test_submit_wait_draws_steps_done_on_a_terminal(
 ) -> None:
     from apps.basic import app
 
-    monkeypatch.setattr(cli, "stderr_is_tty", lambda: True)
+    monkeypatch.setattr(cli_runs, "stderr_is_tty", lambda: True)
     monkeypatch.setattr("click._termui_impl.isatty", lambda stream: True)
     worker_for(app)
     result = invoke("submit", "basic", "--wait")

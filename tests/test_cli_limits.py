@@ -16,7 +16,9 @@ import pytest
 from click.testing import Result
 from helpers import ok, start, step_of, wait_for
 
-from cyclone_py import App, Client, Limit, Worker, Workflow, cli
+from cyclone_py import App, Client, Limit, Worker, Workflow
+from cyclone_py.cli import explain as cli_explain
+from cyclone_py.cli import runs as cli_runs
 from cyclone_py.context import StepContext
 
 CHARGE = {"nodes": [{"name": "charge", "limits": [{"name": "stripe"}, {"name": "per_tenant", "key": "tenant.id"}]},
@@ -225,7 +227,7 @@ def test_run_says_what_each_step_waits_on(invoke: Callable[..., Result], charge:
 def test_submit_wait_says_what_a_stuck_run_waits_on(
     invoke: Callable[..., Result], charge: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(cli, "WAIT_STALL", 0.1)
+    monkeypatch.setattr(cli_runs, "WAIT_STALL", 0.1)
     blocker = charge.submit("charge", {"tenant": {"id": "acme"}})
     claim_one(charge, blocker)  # holds acme's one slot
     result = invoke("submit", "charge", "--input", '{"tenant": {"id": "acme"}}', "--wait", "--timeout", "1s")
@@ -246,8 +248,8 @@ def test_submit_wait_says_no_worker_claims_and_then_finishes_when_one_does(
     dsn: str, invoke: Callable[..., Result], client: Client, monkeypatch: pytest.MonkeyPatch,
     workers: list[Worker],
 ) -> None:
-    monkeypatch.setattr(cli, "WAIT_STALL", 0.1)
-    monkeypatch.setattr(cli, "CLAIM_GRACE", timedelta(milliseconds=300))
+    monkeypatch.setattr(cli_runs, "WAIT_STALL", 0.1)
+    monkeypatch.setattr(cli_explain, "CLAIM_GRACE", timedelta(milliseconds=300))
     wf = Workflow("greet", limits=[Limit("api", concurrency=1)])
 
     @wf.step()
@@ -257,7 +259,7 @@ def test_submit_wait_says_no_worker_claims_and_then_finishes_when_one_does(
     client.define_limit("api", 1)
     client.define_workflow("greet", wf.definition())
     said = threading.Event()
-    original = cli.waiting_on
+    original = cli_runs.waiting_on
 
     def watch(c: Client, run_id: UUID) -> list[dict[str, Any]]:
         found = original(c, run_id)
@@ -265,7 +267,7 @@ def test_submit_wait_says_no_worker_claims_and_then_finishes_when_one_does(
             said.set()
         return found
 
-    monkeypatch.setattr(cli, "waiting_on", watch)
+    monkeypatch.setattr(cli_runs, "waiting_on", watch)
     threading.Thread(target=lambda: (wait_for(said.is_set, timeout=20, what="the stall line"),
                                      start(workers, App(wf), dsn)), daemon=True).start()
     result = invoke("submit", "greet", "--wait", "--timeout", "20s")
@@ -278,8 +280,8 @@ def test_submit_wait_says_no_worker_claims_and_then_finishes_when_one_does(
 def test_submit_wait_on_a_terminal_says_it_in_the_progress_bar(
     invoke: Callable[..., Result], charge: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(cli, "WAIT_STALL", 0.1)
-    monkeypatch.setattr(cli, "stderr_is_tty", lambda: True)
+    monkeypatch.setattr(cli_runs, "WAIT_STALL", 0.1)
+    monkeypatch.setattr(cli_runs, "stderr_is_tty", lambda: True)
     monkeypatch.setattr("click._termui_impl.isatty", lambda stream: True)
     claim_one(charge, charge.submit("charge", {"tenant": {"id": "acme"}}))
     result = invoke("submit", "charge", "--input", '{"tenant": {"id": "acme"}}', "--wait", "--timeout", "1s")

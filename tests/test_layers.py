@@ -2,9 +2,9 @@
 
 Each module has a layer; a module may import only modules of lower layers
 (at module level, inside a function, or under TYPE_CHECKING alike). A new
-module must be given a layer here. A subpackage (``cyclone_py/console/``) is
-one module here: its files' imports together, imports among them allowed.
-See docs/architecture.md.
+module must be given a layer here. A subpackage (``cyclone_py/console/``,
+``cyclone_py/cli/``) is one module here: its files' imports together,
+imports among them allowed. See docs/architecture.md.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ LAYERS: dict[str, int] = {
     # the worker, and the test harness beside it (which does not import the worker)
     "worker": 6,
     "testing": 6,
-    # the faces: the command, the pytest plugin
+    # the faces: the command (a package: a module per command group), the pytest plugin
     "cli": 7,
     "pytest_plugin": 7,
     "__init__": 8,

@@ -1,0 +1,74 @@
+"""The ``cyclone`` command line (click).
+
+Every command reads the target database from ``--dsn`` / ``CYCLONE_DSN`` /
+``DATABASE_URL``, else the checkout's embedded database; options also read
+the ``CYCLONE_*`` variables shown in ``--help`` (docs/cli.md lists them).
+Listings print aligned tables, or JSON with ``--json``.
+
+Exit codes: 0 success; 1 bad input, a refused action or a failure, with one
+line on stderr and never a traceback; 2 a click usage error (a missing
+argument, an unknown option). ``submit --wait`` exits 0 only when the run
+completed.
+
+The package parses, formats and prints: every database call goes through
+:class:`cyclone_py.client.Client`, and every rule lives in SQL. This module
+is the group, :data:`main`; each command group of its tree has a module
+(``runs``: submit, runs, run; ``steps``: steps, dlq; ``explain``;
+``actions``: retry, cancel, pause, resume, signal; ``workflows``;
+``limits``; ``schedules``: schedules, cron-next; ``maintenance``: prune,
+check, tick; ``worker``; ``exporter``; ``top``; ``ui``; ``migrate``;
+``dev_db``; ``shards``). ``common`` holds what they share (the one-line
+errors, the DSN, the option types), ``output`` how they print, and
+:mod:`cyclone_py.formatting` how a time or a duration reads.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import click
+
+from cyclone_py.cli import (
+    actions,
+    dev_db,
+    explain,
+    exporter,
+    limits,
+    maintenance,
+    migrate,
+    runs,
+    schedules,
+    shards,
+    steps,
+    top,
+    ui,
+    worker,
+    workflows,
+)
+from cyclone_py.cli.common import CycloneGroup, Settings, parse_duration
+from cyclone_py.formatting import fmt_time
+
+__all__ = ["fmt_time", "main", "parse_duration"]  # the last two: how the CLI reads a duration and prints a time
+
+CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
+
+
+@click.group(cls=CycloneGroup, context_settings=CONTEXT_SETTINGS)
+@click.option(
+    "--dsn",
+    metavar="DSN",
+    default=None,
+    help="libpq DSN or URL. Default: $CYCLONE_DSN, else $DATABASE_URL, else the embedded database.",
+)
+@click.version_option(package_name="cyclone_py", prog_name="cyclone")
+@click.pass_context
+def main(ctx: click.Context, dsn: str | None) -> None:
+    """Cyclone: a durable workflow engine on PostgreSQL."""
+    ctx.obj = Settings(dsn or os.environ.get("CYCLONE_DSN") or os.environ.get("DATABASE_URL") or None)
+
+
+for _group in (dev_db, shards, migrate, worker, exporter, ui, top, runs, steps, workflows, actions, limits, explain,
+               schedules, maintenance):
+    for _command in _group.COMMANDS:
+        main.add_command(_command)

@@ -1,0 +1,112 @@
+"""The operator's actions on a run: ``cyclone retry``, ``cancel``, ``pause``,
+``resume`` and ``signal``; each is one SQL function, refused in one line."""
+
+from __future__ import annotations
+
+from typing import Any, NoReturn
+from uuid import UUID
+
+import click
+
+from cyclone_py.cli.common import JSON, RUN_ID, Settings, fail, pass_settings
+from cyclone_py.client import Client
+from cyclone_py.vocabulary import TERMINAL_RUN_STATES
+
+
+@click.command("retry")
+@click.argument("run_id", type=RUN_ID)
+@click.argument("node", required=False)
+@click.option("--additional-attempts", type=click.IntRange(min=0), default=None,
+              help="With NODE: allow this many more attempts than it has used.")
+@click.option("--reason", metavar="TEXT", help="Why (recorded in cyclone_audit).")
+@pass_settings
+def retry(settings: Settings, run_id: UUID, node: str | None, additional_attempts: int | None,
+          reason: str | None) -> None:
+    """Reopen a discarded step, or every one of a run.
+
+    With NODE, reopen that discarded step; without, every discarded step of
+    the run. A failed run goes back to running.
+    """
+    if node is None and additional_attempts is not None:
+        raise click.UsageError("--additional-attempts needs a NODE")
+    client = settings.client()
+    if node is not None:
+        client.retry(run_id, node, additional_attempts or 0, reason)
+        click.echo(f"step {node!r} of run {run_id} reopened")
+        return
+    count = client.retry_all(run_id, reason)
+    if count == 0:
+        fail(f"run {run_id} has no discarded step to retry")
+    click.echo(f"{count} discarded step{'' if count == 1 else 's'} of run {run_id} reopened")
+
+
+def _refused(client: Client, run_id: UUID, verb: str) -> NoReturn:
+    fail(f"cannot {verb} run {run_id}: it is {client.get_run(run_id).state}")
+
+
+@click.command("cancel")
+@click.argument("run_id", type=RUN_ID)
+@click.option("--reason", metavar="TEXT", help="Why (recorded in cyclone_audit).")
+@pass_settings
+def cancel(settings: Settings, run_id: UUID, reason: str | None) -> None:
+    """Cancel a running or paused run.
+
+    Its live steps and its child runs are cancelled too, and running handlers
+    are told at once. The reason is recorded in cyclone_audit.
+    """
+    client = settings.client()
+    if not client.cancel(run_id, reason):
+        _refused(client, run_id, "cancel")
+    click.echo(f"run {run_id} cancelled")
+
+
+@click.command("pause")
+@click.argument("run_id", type=RUN_ID)
+@pass_settings
+def pause(settings: Settings, run_id: UUID) -> None:
+    """Pause a running run.
+
+    No step of it is claimed until it is resumed; in-flight handlers may
+    finish. Its deadline and max_wait clocks stop.
+    """
+    client = settings.client()
+    if not client.pause(run_id):
+        _refused(client, run_id, "pause")
+    click.echo(f"run {run_id} paused")
+
+
+@click.command("resume")
+@click.argument("run_id", type=RUN_ID)
+@pass_settings
+def resume(settings: Settings, run_id: UUID) -> None:
+    """Resume a paused run.
+
+    Its deadline and max_wait expiries move forward by the length of the pause.
+    """
+    client = settings.client()
+    if not client.resume(run_id):
+        _refused(client, run_id, "resume")
+    click.echo(f"run {run_id} resumed")
+
+
+@click.command("signal")
+@click.argument("run_id", type=RUN_ID)
+@click.argument("name")
+@click.option("--payload", type=JSON, metavar="JSON|@FILE", help="The wait node's output (JSON, @FILE or @-).")
+@pass_settings
+def signal(settings: Settings, run_id: UUID, name: str, payload: Any) -> None:
+    """Send a signal to a run's wait node.
+
+    Completes the run's waiting wait node for NAME, with the payload as its
+    output, or keeps the signal for a wait node still to come.
+    """
+    client = settings.client()
+    if not client.signal(run_id, name, payload):
+        run_state = client.get_run(run_id).state
+        why = f"it is {run_state}" if run_state in TERMINAL_RUN_STATES else (
+            f"no wait node for {name!r} is still to come")
+        fail(f"run {run_id} did not take signal {name!r}: {why}")
+    click.echo(f"signal {name!r} delivered to run {run_id}")
+
+
+COMMANDS = (retry, cancel, pause, resume, signal)

@@ -1,0 +1,102 @@
+"""``cyclone steps`` and ``cyclone dlq``: a run's steps with their errors, and the
+dead-letter queue (discarded steps)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from uuid import UUID
+
+import click
+
+from cyclone_py.cli.common import RUN_ID, Settings, json_option, pass_settings
+from cyclone_py.cli.output import as_dict, attempts, cell, echo_json, echo_table, short_error
+from cyclone_py.client import StepError, StepRow
+from cyclone_py.vocabulary import DISCARD_KINDS
+
+
+@click.command("steps")
+@click.argument("run_id", type=RUN_ID)
+@json_option
+@pass_settings
+def steps(settings: Settings, run_id: UUID, as_json: bool) -> None:
+    """Show every step of a run, errors in full: each step's latest error, then
+    the errors of its earlier attempts; an available step's next try."""
+    client = settings.client()
+    run_row = client.get_run_row(run_id)  # NotFound for an unknown run
+    rows = client.steps(run_id)
+    history: dict[int, list[StepError]] = {}
+    for e in client.step_errors(run_id):
+        history.setdefault(e.step_id, []).append(e)
+    if as_json:
+        echo_json([{**as_dict(r), "errors": [as_dict(e) for e in history.get(r.id, [])]} for r in rows])
+        return
+    now = client.now()
+
+    def next_try(r: StepRow) -> datetime | None:
+        due = r.state == "available" and r.scheduled_at is not None and (r.attempt > 0 or r.scheduled_at > now)
+        return r.scheduled_at if due else None
+
+    click.echo(f"run {run_row.id}  {run_row.workflow}  {run_row.state}")
+    click.echo()
+    headers = ["node", "kind", "state", "attempt", "reclaims", "error kind", "next try", "started", "completed"]
+    with_child = any(r.child_run_id is not None for r in rows)
+    echo_table(
+        headers + (["child run"] if with_child else []),
+        [
+            (r.node, r.kind, r.state, attempts(r), r.reclaims, r.error_kind, next_try(r), r.started_at,
+             r.completed_at)
+            + ((r.child_run_id,) if with_child else ())
+            for r in rows
+        ],
+        empty="no steps",
+    )
+    for r in rows:
+        earlier = history.get(r.id, [])
+        if r.error and earlier and (earlier[-1].error, earlier[-1].attempt) == (r.error, r.attempt):
+            earlier = earlier[:-1]  # the latest error is the step's own, shown first
+        if r.error:
+            click.echo()
+            click.echo(f"{r.node}: {r.state}, {r.error_kind or 'error'}, attempt {attempts(r)}")
+            _echo_indented(r.error)
+        for e in reversed(earlier):
+            click.echo()
+            by = f", worker {e.worker}" if e.worker else ""
+            click.echo(f"{r.node}: attempt {e.attempt} {'discarded' if e.discarded else 'failed'}, "
+                       f"{e.error_kind}{by}, {cell(e.at)}")
+            _echo_indented(e.error)
+
+
+def _echo_indented(text: str) -> None:
+    for line in text.rstrip().splitlines():
+        click.echo(f"    {line}".rstrip())
+
+
+# -- the dead-letter queue -----------------------------------------------------
+
+
+@click.group("dlq")
+def dlq() -> None:
+    """The dead-letter queue: discarded steps."""
+
+
+@dlq.command("list")
+@click.option("--reason", type=click.Choice(DISCARD_KINDS), help="Only steps discarded with this error kind.")
+@click.option("--workflow", metavar="NAME", help="Only steps of runs of this workflow.")
+@click.option("--limit", type=click.IntRange(1, 10000), default=100, show_default=True, help="At most this many.")
+@json_option
+@pass_settings
+def dlq_list(settings: Settings, reason: str | None, workflow: str | None, limit: int, as_json: bool) -> None:
+    """List discarded steps, newest first (retry them with `cyclone retry`)."""
+    rows = settings.client().dlq(error_kind=reason, workflow=workflow, limit=limit)
+    if as_json:
+        echo_json([as_dict(r) for r in rows])
+        return
+    echo_table(
+        ["run", "workflow", "node", "reason", "attempt", "discarded", "error"],
+        [(r.run_id, r.workflow, r.node, r.error_kind, attempts(r), r.completed_at, short_error(r.error))
+         for r in rows],
+        empty="no discarded steps",
+    )
+
+
+COMMANDS = (steps, dlq)
