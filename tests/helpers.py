@@ -20,9 +20,10 @@ from cyclone_py.client import Client, StepRow
 FAST: dict[str, Any] = {"poll_interval": 0.1, "shutdown_grace": 5.0}
 
 
-def wait_for(pred: Callable[[], Any], timeout: float = 20.0, what: str = "condition") -> Any:
-    """Poll ``pred`` until it returns something truthy (and return that), or fail
-    the test after ``timeout`` seconds."""
+def wait_for(pred: Callable[..., Any], timeout: float = 20.0, what: str = "condition") -> Any:
+    """Poll ``pred()`` until it returns something truthy (and return that), or fail
+    the test after ``timeout`` seconds. (``Callable[...]``: a lambda that binds a
+    loop variable by a default argument, ``lambda r=run_id: ...``, is one too.)"""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         value = pred()

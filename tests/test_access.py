@@ -220,7 +220,9 @@ SELECT DISTINCT r.id, r.workflow, r.finished_at
 
 def test_the_documented_deadline_queries_run_verbatim_for_a_client(db: Conn, login: Callable[[str], Conn]) -> None:
     define(db, "slow", [{"name": "work"}])
-    run_id = db.execute("SELECT cyclone.submit('slow', '{}', interval '1 minute') AS id").fetchone()["id"]
+    submitted = db.execute("SELECT cyclone.submit('slow', '{}', interval '1 minute') AS id").fetchone()
+    assert submitted is not None
+    run_id = submitted["id"]
     db.execute("SELECT cyclone.advance_time('2 minutes')")
     db.execute("SELECT cyclone.enforce_deadlines()")
     client = login("cyclone_client")

@@ -40,7 +40,7 @@ def only_step(client: Client, run_id: Any) -> StepRow:
 
 def retry_delay(client: Client, run_id: Any) -> timedelta:
     """How far after its start the first failure of ``run_id``'s step is rescheduled."""
-    s = wait_for(lambda: (r := only_step(client, run_id)).error and r, what="the first failure")
+    s: StepRow = wait_for(lambda: (r := only_step(client, run_id)).error and r, what="the first failure")
     assert s.state == "available" and s.scheduled_at is not None and s.started_at is not None
     return s.scheduled_at - s.started_at
 
@@ -189,7 +189,7 @@ def _reclaim_twice(client: Client, run_id: Any) -> StepRow:
         [claimed] = client.claim("dead", ["job"], 1, timedelta(seconds=5))
         assert claimed.run_id == run_id
         client.advance_time(timedelta(minutes=1))
-        s = wait_for(lambda: (r := only_step(client, run_id)).state != "running" and r, what=f"sweep {n}")
+        s: StepRow = wait_for(lambda: (r := only_step(client, run_id)).state != "running" and r, what=f"sweep {n}")
         if s.state != "available":
             return s
     return s

@@ -19,6 +19,7 @@ from cyclone_py import App, Cancelled, Permanent, Worker, Workflow, errors
 from cyclone_py.aio import EventLoop, is_async_handler
 from cyclone_py.client import Client
 from cyclone_py.context import StepContext
+from cyclone_py.execution import Outcome
 from cyclone_py.testing import Env
 
 
@@ -206,7 +207,11 @@ def test_cancelling_a_run_cancels_the_task_and_nothing_is_a_panic(
     reporter = w._shards[0].reporter
     assert reporter is not None
     put = reporter.put
-    reporter.put = lambda outcome: (reported.append(outcome), put(outcome))  # type: ignore[method-assign]
+    def keep_and_put(outcome: Outcome) -> None:
+        reported.append(outcome)
+        put(outcome)
+
+    reporter.put = keep_and_put  # type: ignore[method-assign]
     run_id = client.submit(wf)
     wait_for(started.is_set, what="handler to start")
     t0 = time.monotonic()

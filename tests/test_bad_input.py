@@ -430,7 +430,7 @@ class Fixtures:
 
     def claimed(self) -> Row:
         run_id = self.run()
-        row = self.c.execute("SELECT * FROM cyclone.claim('w', NULL, 1)").fetchone()
+        row: Row | None = self.c.execute("SELECT * FROM cyclone.claim('w', NULL, 1)").fetchone()
         assert row is not None and row["run_id"] == run_id
         return row
 
@@ -525,7 +525,7 @@ Check = Callable[[Conn, list[Any], list[Row]], bool]
 
 
 def _step(c: Conn, step_id: int) -> Row:
-    row = c.execute("SELECT * FROM cyclone.cyclone_steps WHERE id = %s", (step_id,)).fetchone()
+    row: Row | None = c.execute("SELECT * FROM cyclone.cyclone_steps WHERE id = %s", (step_id,)).fetchone()
     assert row is not None
     return row
 
@@ -535,7 +535,7 @@ def _audit_reasons(c: Conn, run_id: UUID) -> list[Any]:
 
 
 def _run(c: Conn, run_id: Any) -> Row:
-    row = c.execute("SELECT * FROM cyclone.cyclone_runs WHERE id = %s", (run_id,)).fetchone()
+    row: Row | None = c.execute("SELECT * FROM cyclone.cyclone_runs WHERE id = %s", (run_id,)).fetchone()
     assert row is not None
     return row
 

@@ -6,6 +6,7 @@ import logging
 import time
 from collections.abc import Iterator
 from datetime import timedelta
+from typing import cast
 from uuid import uuid4
 
 import psycopg
@@ -212,7 +213,7 @@ def test_a_failed_pool_check_replaces_every_connection_the_server_closed_while_i
 def _kill(killer: psycopg.Connection[tuple[object, ...]], name: str) -> int:
     row = killer.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
                          " WHERE application_name = %s", (name,)).fetchone()
-    return int(row[0]) if row else 0
+    return cast(int, row[0]) if row else 0
 
 
 def test_a_connection_back_in_the_pool_for_a_moment_is_not_checked_and_a_call_that_finds_it_closed_fails_once(

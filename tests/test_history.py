@@ -42,7 +42,9 @@ def test_runs_of_several_days_are_archived_by_day_and_pruned_a_day_at_a_time(
         while client.archive(1000) > 0:
             pass
         conn.execute("VACUUM cyclone.cyclone_runs, cyclone.cyclone_steps")
-        live_sizes.append(conn.execute(LIVE_SIZE).fetchone()[0])
+        size = conn.execute(LIVE_SIZE).fetchone()
+        assert size is not None
+        live_sizes.append(size[0])
         client.advance_time(timedelta(days=1))
 
     assert conn.execute("SELECT count(*) FROM ONLY cyclone.cyclone_runs").fetchone() == (0,)
@@ -92,7 +94,9 @@ def test_a_retry_waiting_for_an_archive_that_moves_its_run_still_reopens_it(
     # the live table), the retry waits, then finds the run in its day's table
     # and brings it back, instead of looking for its steps in the live table.
     conn.execute("""SELECT cyclone.define_workflow('once', '{"max_attempts": 1, "nodes": [{"name": "work"}]}')""")
-    run = conn.execute("SELECT cyclone.submit('once')").fetchone()[0]
+    submitted = conn.execute("SELECT cyclone.submit('once')").fetchone()
+    assert submitted is not None
+    run = submitted[0]
     conn.execute("SELECT cyclone.fail(step_id, 'w', lease_generation, 'boom') FROM cyclone.claim('w', NULL, 1)")
     with psycopg.connect(dsn) as archiver, psycopg.connect(dsn, autocommit=True) as operator:
         assert archiver.execute("SELECT cyclone.archive()").fetchone() == (1,)  # moved, not committed

@@ -7,6 +7,8 @@ does) and works inside a transaction that it rolls back.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import psycopg
 import pytest
 
@@ -14,7 +16,7 @@ from cyclone_py import db
 
 
 @pytest.fixture
-def cron_conn(embedded_db: db.EmbeddedCluster) -> psycopg.Connection[tuple[object, ...]]:
+def cron_conn(embedded_db: db.EmbeddedCluster) -> Iterator[psycopg.Connection[tuple[object, ...]]]:
     dsn = embedded_db.url("cyclone")
     db.sqitch(["deploy"], dsn, quiet=True)
     with psycopg.connect(dsn) as conn:

@@ -94,6 +94,7 @@ def test_a_scratch_env_touches_only_its_own_runs_and_clock(dsn: str, client: Cli
             assert_untouched(client, foreign)  # while it runs too
             assert_real_time(client)
             scratch = env.client.dsn
+            assert isinstance(scratch, str)
         assert_untouched(client, foreign)
         assert_real_time(client)
         with pytest.raises(psycopg.OperationalError):  # dropped at close

@@ -42,7 +42,7 @@ def _consistent_at_the_end(dsn: str) -> Iterator[None]:
 
 def claim_node(c: Conn, run_id: UUID, node: str, worker: str) -> Row:
     """Claim the given node of a run (no other step of its handler may be due)."""
-    rows = c.execute("SELECT c.* FROM cyclone.claim(%s, ARRAY[(SELECT handler FROM cyclone.cyclone_steps"
+    rows: list[Row] = c.execute("SELECT c.* FROM cyclone.claim(%s, ARRAY[(SELECT handler FROM cyclone.cyclone_steps"
                      " WHERE run_id = %s AND node = %s)], 100) c", (worker, run_id, node)).fetchall()
     assert [(r["run_id"], r["node"]) for r in rows] == [(run_id, node)], rows
     return rows[0] | {"worker": worker}

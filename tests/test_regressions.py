@@ -72,7 +72,8 @@ def fail(c: Conn, step_id: int, worker: str, gen: int, kind: str = "error", retr
     row = c.execute("SELECT cyclone.fail(%s, %s, %s, 'boom', %s, %s::interval) AS state",
                     (step_id, worker, gen, kind, retry_in)).fetchone()
     assert row is not None
-    return row["state"]
+    state: str | None = row["state"]
+    return state
 
 
 def renew(c: Conn, step_id: int, worker: str, gen: int, ttl: str = "30 seconds") -> bool:
@@ -96,13 +97,14 @@ def advance(c: Conn, by: str) -> None:
 
 
 def step(c: Conn, step_id: int) -> Row:
-    row = c.execute("SELECT * FROM cyclone.cyclone_steps WHERE id = %s", (step_id,)).fetchone()
+    row: Row | None = c.execute("SELECT * FROM cyclone.cyclone_steps WHERE id = %s", (step_id,)).fetchone()
     assert row is not None
     return row
 
 
 def step_of(c: Conn, run_id: UUID, node: str) -> Row:
-    row = c.execute("SELECT * FROM cyclone.cyclone_steps WHERE run_id = %s AND node = %s", (run_id, node)).fetchone()
+    row: Row | None = c.execute("SELECT * FROM cyclone.cyclone_steps WHERE run_id = %s AND node = %s",
+                                (run_id, node)).fetchone()
     assert row is not None
     return row
 

@@ -691,7 +691,8 @@ class EngineMachine(RuleBasedStateMachine):
     def _retry(self, run: UUID, data: st.DataObject, more: int) -> None:
         m = self.model[run]
         discarded = sorted(n for n, s in m.steps.items() if s.state == "discarded")
-        node = data.draw(st.sampled_from(discarded or sorted(m.steps)) if discarded and data.draw(st.booleans())
+        a_discarded_one = bool(discarded) and data.draw(st.booleans())
+        node = data.draw(st.sampled_from(discarded or sorted(m.steps)) if a_discarded_one
                          else st.sampled_from(sorted(m.steps)), label="node")
         step = m.steps[node]
         if step.state != "discarded" or m.state == "cancelled":
@@ -807,7 +808,7 @@ class EngineMachine(RuleBasedStateMachine):
             assert row.running == held[(row.name, row.bucket)], row
             if row.rate is not None:
                 assert row.claims_in_period == self._in_window((row.name, row.bucket)), row
-        states = dict(self.reader.execute("SELECT id, state FROM cyclone.cyclone_runs").fetchall())
+        states: dict[UUID, str] = dict(self.reader.execute("SELECT id, state FROM cyclone.cyclone_runs").fetchall())
         assert set(states) == set(self.model)
         for run_id, m in self.model.items():
             assert states[run_id] == m.state, f"run {run_id} is {states[run_id]}, the model says {m.state}"

@@ -14,7 +14,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 import psycopg
 import pytest
@@ -72,8 +72,11 @@ def _failed_span(conn: psycopg.Connection[Any], step_id: int) -> Any:
 
 
 def step_spans(spans: tuple[ReadableSpan, ...]) -> list[ReadableSpan]:
-    return sorted((s for s in spans if s.name.startswith("cyclone.step ")),
-                  key=lambda s: (s.attributes or {})["cyclone.step_id"] * 100 + (s.attributes or {})["cyclone.attempt"])
+    def order(s: ReadableSpan) -> int:
+        attributes = s.attributes or {}
+        return cast(int, attributes["cyclone.step_id"]) * 100 + cast(int, attributes["cyclone.attempt"])
+
+    return sorted((s for s in spans if s.name.startswith("cyclone.step ")), key=order)
 
 
 def test_each_execution_is_a_consumer_span_in_the_submitters_trace_with_the_handlers_spans_inside(

@@ -7,6 +7,7 @@ import logging
 import threading
 import time
 from datetime import timedelta
+from functools import partial
 from typing import Any
 
 import psycopg
@@ -470,7 +471,7 @@ def test_a_cancelled_timer_never_fires_and_the_heap_is_compacted() -> None:
     try:
         fired: list[int] = []
         now = time.monotonic()
-        keep = [timers.call_at(now + 0.05 + i / 1000, lambda i=i: fired.append(i)) for i in range(3)]
+        keep = [timers.call_at(now + 0.05 + i / 1000, partial(fired.append, i)) for i in range(3)]
         dropped = [timers.call_at(now + 0.05, lambda: fired.append(-1)) for _ in range(Timers.COMPACT_MIN + 10)]
         for t in dropped:
             timers.cancel(t)

@@ -60,10 +60,10 @@ from typing import Any
 
 import psycopg
 import pytest
-import soak_checks
 from apps.soak import JOIN_RATE, LEAF, MINUTELY, TENANT, TENANTS, app, expected_sum
+from chaos import soak_checks
+from chaos.soak_checks import OBSERVER, query
 from helpers import assert_consistent
-from soak_checks import OBSERVER, query
 
 from cyclone_py import db as cyclone_db
 from cyclone_py.client import Client

@@ -9,9 +9,9 @@ import dataclasses
 from datetime import datetime, timedelta
 from typing import Any
 
-import soak_checks
 from apps.soak import JOIN_RATE, LEAF, TENANT, app
-from soak_checks import OBSERVER, StepAudit, query
+from chaos import soak_checks
+from chaos.soak_checks import OBSERVER, StepAudit, query
 
 from cyclone_py.client import Client
 
