@@ -1,0 +1,11 @@
+-- Verify cyclone:complete
+BEGIN;
+SELECT 'cyclone.complete(bigint, text, bigint, jsonb)'::regprocedure,
+       'cyclone.complete_many(text, bigint[], bigint[], jsonb[])'::regprocedure;
+SELECT 1 / has_function_privilege('cyclone_worker', 'cyclone.complete(bigint, text, bigint, jsonb)', 'execute')::int;
+SELECT 1 / has_function_privilege('cyclone_worker', 'cyclone.complete_many(text, bigint[], bigint[], jsonb[])', 'execute')::int;
+SELECT 1 / has_function_privilege('cyclone_admin', 'cyclone.complete(bigint, text, bigint, jsonb)', 'execute')::int;
+SELECT 1 / (NOT has_function_privilege('public', 'cyclone.complete(bigint, text, bigint, jsonb)', 'execute'))::int;
+-- The engine's statements read the live table only (history.sql).
+SELECT 1 / (pg_get_functiondef('cyclone.complete(bigint, text, bigint, jsonb)'::regprocedure) ~ 'ONLY cyclone(\.cyclone)?_(runs|steps)')::int;
+ROLLBACK;
