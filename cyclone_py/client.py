@@ -9,6 +9,16 @@ cyclone.<function>(...)``, and every rule about states lives in SQL.
 psycopg errors are translated to :mod:`cyclone_py.errors` exceptions
 (:func:`from_psycopg`); no other module of the package imports psycopg but
 :mod:`cyclone_py.db`, which manages the embedded cluster.
+
+Every ``json`` and ``jsonb`` value read on a connection of this module is
+decoded by :func:`load_json`: a value nested deeper than
+:data:`MAX_JSON_DEPTH` (or that is not JSON) becomes an :class:`Undecodable`
+in its row instead of an exception that would lose the whole result (or a
+``RecursionError`` that would end the process). A claim keeps it in the
+claimed step, whose execution then fails as ``permanent``
+(:mod:`cyclone_py.execution`); every other read raises
+:class:`~cyclone_py.errors.UndecodableValue`, naming the run or step and the
+column, so the faces show that one error.
 """
 
 from __future__ import annotations
@@ -16,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import re
 import time
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -30,7 +41,7 @@ import psycopg
 import psycopg_pool
 from psycopg import sql
 from psycopg.rows import BaseRowFactory, RowMaker, class_row
-from psycopg.types.json import Jsonb
+from psycopg.types.json import Jsonb, set_json_loads
 
 from cyclone_py import db, errors, tracing
 from cyclone_py.durations import Duration, to_timedelta
@@ -60,6 +71,7 @@ __all__ = [
     "StepRow",
     "SweepRow",
     "TickResult",
+    "Undecodable",
     "can_create_databases",
     "check_reachable",
     "claim_on",
@@ -68,6 +80,7 @@ __all__ = [
     "drop_database",
     "from_psycopg",
     "listen",
+    "load_json",
 ]
 
 logger = logging.getLogger(__name__)
@@ -83,6 +96,112 @@ class _Named(Protocol):
 WorkflowRef = str | _Named
 RunId = UUID | str
 Params = Sequence[Any] | Mapping[str, Any]
+
+
+# -- decoding JSON ----------------------------------------------------------
+
+#: The deepest nesting of arrays and objects inside one another that a JSON
+#: value read from the database may have for Cyclone to decode it (``[]`` is
+#: one level, ``[[1]]`` two). Python decodes and walks JSON recursively:
+#: ``json.loads`` raises ``RecursionError`` near 1,000 levels, and code that
+#: walks a decoded value (``dataclasses.asdict``, ``copy.deepcopy``, a pretty
+#: ``json.dumps``, a handler) needs one or two frames a level besides its
+#: caller's. 256 leaves that room, and is well above what the engine stores
+#: today (at most 100 levels a value, plus the levels it wraps around one: a
+#: claim's deps, a run's output, child runs); a deeper value can only have
+#: been stored before that limit existed.
+MAX_JSON_DEPTH = 256
+
+
+@dataclass(frozen=True)
+class Undecodable:
+    """A JSON value read from the database that Cyclone does not decode: it
+    stands in the value's place in its row, so that the value fails only its
+    own step (a claim) or its own read (:class:`~cyclone_py.errors.UndecodableValue`).
+    ``problem``: why; ``size``: the bytes of its JSON text."""
+
+    problem: str
+    size: int
+
+    def __str__(self) -> str:
+        return f"{self.problem} ({self.size:,} bytes of JSON)"
+
+
+def load_json(data: str | bytes) -> Any:
+    """Decode one ``json``/``jsonb`` value as the database sent it, or an
+    :class:`Undecodable` when it nests deeper than :data:`MAX_JSON_DEPTH` or
+    is not JSON. The depth is measured only when the text has more opening
+    brackets than the limit (two ``bytes.count``: most values never pay)."""
+    try:
+        value = json.loads(data)
+    except RecursionError:
+        return Undecodable(_TOO_DEEP, len(data))
+    except ValueError as exc:
+        return Undecodable(f"not JSON ({exc})", len(data))
+    opening = data.count(b"[") + data.count(b"{") if isinstance(data, bytes) else data.count("[") + data.count("{")
+    if opening > MAX_JSON_DEPTH and _deeper_than(value, MAX_JSON_DEPTH):
+        return Undecodable(_TOO_DEEP, len(data))
+    return value
+
+
+_TOO_DEEP = f"nested deeper than {MAX_JSON_DEPTH} levels of arrays and objects, more than Cyclone decodes"
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether arrays and objects nest more than ``limit`` levels in ``value``:
+    level by level, without recursion, stopping at level ``limit + 1``."""
+    level = [value] if isinstance(value, list | dict) else []
+    for _ in range(limit):
+        inner: list[Any] = []
+        for container in level:
+            items = container.values() if isinstance(container, dict) else container
+            inner += [v for v in items if isinstance(v, list | dict)]
+        if not inner:
+            return False
+        level = inner
+    return True
+
+
+#: The connections whose JSON values :func:`load_json` decodes (see :func:`_bound_json`).
+_bounded: weakref.WeakSet[psycopg.Connection[Any]] = weakref.WeakSet()
+
+
+def _bound_json(conn: psycopg.Connection[Any]) -> psycopg.Connection[Any]:
+    """Have ``conn`` decode its ``json`` and ``jsonb`` values with
+    :func:`load_json` (registered once a connection: a pool's, a borrowed
+    pool's, a LISTEN connection); returns it."""
+    if conn not in _bounded:
+        set_json_loads(load_json, conn)
+        _bounded.add(conn)
+    return conn
+
+
+def _decoded(rows: list[T]) -> list[T]:
+    """``rows`` (dataclasses), unless one holds an :class:`Undecodable`:
+    then :class:`~cyclone_py.errors.UndecodableValue` naming its row and column."""
+    for row in rows:
+        for column, value in vars(row).items():
+            if type(value) is Undecodable:
+                raise errors.UndecodableValue(f"cannot read the {column} of {_row_name(row)}: it is {value}")
+    return rows
+
+
+def _decoded_value(value: Any, what: str) -> Any:
+    """``value``, unless it is an :class:`Undecodable` (then :class:`~cyclone_py.errors.UndecodableValue`)."""
+    if type(value) is Undecodable:
+        raise errors.UndecodableValue(f"cannot read {what}: it is {value}")
+    return value
+
+
+def _row_name(row: Any) -> str:
+    """A row as an error message names it: ``step 42 of run …``, ``run …``, else its kind."""
+    run_id, row_id = getattr(row, "run_id", None), getattr(row, "id", None)
+    if isinstance(run_id, UUID) and isinstance(row_id, int):
+        step_id = getattr(row, "step_id", row_id)
+        return f"step {step_id} of run {run_id}"
+    if isinstance(row_id, UUID):
+        return f"run {row_id}"
+    return f"a {type(row).__name__} row"
 
 
 # -- rows -------------------------------------------------------------------
@@ -725,7 +844,7 @@ class Client:
         try:
             with self._pool.connection() as conn:
                 try:
-                    yield conn
+                    yield _bound_json(conn)
                 except psycopg.OperationalError:
                     lost = conn.broken
                     raise
@@ -747,13 +866,18 @@ class Client:
                 with conn.transaction():
                     conn.execute("SELECT set_config('cyclone.actor', %s, true)", (self._actor,))
                     row = conn.execute(query, params).fetchone()
-        return None if row is None else row[0]
+        if row is None:
+            return None
+        if type(row[0]) is Undecodable:
+            called = re.search(r"cyclone\.\w+", query)
+            _decoded_value(row[0], f"what {called.group() if called else 'the query'} returned")
+        return row[0]
 
     def _rows(self, cls: type[T], query: str, params: Params = ()) -> list[T]:
         with self._conn() as conn:
             with conn.cursor(row_factory=_dataclass_row(cls)) as cur:
                 cur.execute(query, params)
-                return cur.fetchall()
+                return _decoded(cur.fetchall())
 
     # -- definitions ------------------------------------------------------
 
@@ -799,7 +923,8 @@ class Client:
             rows = conn.execute(
                 "SELECT i, cyclone.explain_step(i) FROM unnest(%s::bigint[]) AS i", (list(step_ids),)
             ).fetchall()
-        return {int(r[0]): Explanation.from_json(int(r[0]), r[1]) for r in rows}
+        return {int(r[0]): Explanation.from_json(int(r[0]), _decoded_value(r[1], f"the explanation of step {r[0]}"))
+                for r in rows}
 
     # -- runs -------------------------------------------------------------
 
@@ -1331,7 +1456,7 @@ class Client:
         """Registered workflow definitions by name (``cyclone_v_workflows``)."""
         with self._conn() as conn:
             rows = conn.execute("SELECT name, definition FROM cyclone.cyclone_v_workflows ORDER BY name").fetchall()
-        return {str(r[0]): r[1] for r in rows}
+        return {str(r[0]): _decoded_value(r[1], f"the definition of workflow {r[0]}") for r in rows}
 
     def step_counts(self, run_id: RunId) -> dict[str, int]:
         """How many ``cyclone_v_steps`` rows of a run are in each state (the CLI's
@@ -1365,9 +1490,12 @@ def claim_on(
 ) -> list[ClaimedStep]:
     """``cyclone.claim`` on a connection of the caller's: the worker's listener
     claims on its LISTEN connection, whose backend has just delivered the
-    wake-up (a pooled connection's backend would first have to be woken)."""
+    wake-up (a pooled connection's backend would first have to be woken).
+    A value it cannot decode (:func:`load_json`) stays in its step as an
+    :class:`Undecodable`, for the step's execution to fail: the claim has
+    leased every step it returns."""
     try:
-        with conn.cursor(row_factory=_dataclass_row(ClaimedStep)) as cur:
+        with _bound_json(conn).cursor(row_factory=_dataclass_row(ClaimedStep)) as cur:
             cur.execute(
                 "SELECT step_id, run_id, workflow, node, handler, kind, attempt, max_attempts, lease_generation, "
                 "timeout, input, deps, traceparent, previous_span "
@@ -1400,6 +1528,7 @@ def listen(
     :meth:`Client._conn` does."""
     try:
         with psycopg.connect(dsn, autocommit=True, application_name=application_name) as conn:
+            _bound_json(conn)
             for channel in channels:
                 conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(channel)))
             yield conn

@@ -14,7 +14,9 @@ SQLSTATE    exception
 ``42501``   :class:`PermissionDenied`
 ==========  =====================
 
-A lost or unreachable database is :class:`DatabaseUnavailable`; any other
+A value read from the database that the client does not decode (JSON nested
+too deeply: ``client.MAX_JSON_DEPTH``) is :class:`UndecodableValue`. A lost
+or unreachable database is :class:`DatabaseUnavailable`; any other
 database error is a plain :class:`CycloneError` carrying its SQLSTATE.
 :func:`from_sqlstate` makes the exception; the client, the only module that
 talks to the driver, gives it the SQLSTATE (``client.from_psycopg``).
@@ -44,6 +46,7 @@ __all__ = [
     "RunStuck",
     "StepFailed",
     "StepTimedOut",
+    "UndecodableValue",
     "WrongState",
     "from_sqlstate",
     "step_failed",
@@ -78,6 +81,14 @@ class PermissionDenied(CycloneError):
 class DatabaseUnavailable(CycloneError):
     """The database is unreachable, the connection was lost, or the transaction was
     rolled back for a transient reason (deadlock, serialisation failure, timeout)."""
+
+
+class UndecodableValue(CycloneError):
+    """A value read from the database cannot be decoded (JSON nested too deeply).
+
+    The read fails with a message naming the run or step, the column and why;
+    nothing else is lost. (A worker that claims a step whose input or deps it
+    cannot decode fails that step as ``permanent`` instead.)"""
 
 
 class RunStuck(CycloneError):

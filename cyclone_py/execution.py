@@ -4,7 +4,9 @@
 :class:`~cyclone_py.context.StepContext`; :func:`execute` runs the handler and
 turns what it did into an :class:`Outcome` (a completion, or a failure with
 its error kind, its text cut to :data:`MAX_ERROR_CHARS` and the retry delay
-of the caller's ``backoff``). Reporting the outcome is the caller's: the
+of the caller's ``backoff``). A step whose input or deps the client could not
+decode (:class:`~cyclone_py.client.Undecodable`) is not run: its outcome is a
+``permanent`` failure saying why. Reporting the outcome is the caller's: the
 worker batches it (:mod:`cyclone_py.reporter`), the harness reports it at once.
 """
 
@@ -22,7 +24,7 @@ from datetime import timedelta
 from typing import Any
 
 from cyclone_py import errors
-from cyclone_py.client import ClaimedStep, DiscardedStep
+from cyclone_py.client import ClaimedStep, DiscardedStep, Undecodable
 from cyclone_py.context import StepContext
 from cyclone_py.durations import to_timedelta
 from cyclone_py.vocabulary import RETRYABLE_KINDS
@@ -125,9 +127,13 @@ def execute(app: App, step: ClaimedStep, ctx: StepContext, backoff: Backoff | No
     traceback is the error text), or ``timeout`` when the step's timeout fired
     first; a BaseException that is not an Exception -> ``panic``. A return
     value that JSON (or PostgreSQL's jsonb) cannot hold is ``permanent``: the
-    same code would return it again on every attempt. An ``async def``
-    handler is :func:`execute_async`'s.
+    same code would return it again on every attempt. A step whose input or
+    deps could not be decoded is not run: ``permanent`` (:func:`_undecodable`).
+    An ``async def`` handler is :func:`execute_async`'s.
     """
+    unreadable = _undecodable(step, ctx, backoff)
+    if unreadable is not None:
+        return unreadable
     fn = app.lookup(step.workflow, step.handler)
     if fn is None:
         return _no_handler(step, ctx, backoff)
@@ -148,6 +154,9 @@ async def execute_async(app: App, step: ClaimedStep, ctx: StepContext, backoff: 
     report the engine's compare-and-set refuses (the worker does not report a
     shutdown at all). Never a ``panic``.
     """
+    unreadable = _undecodable(step, ctx, backoff)
+    if unreadable is not None:
+        return unreadable
     fn = app.lookup(step.workflow, step.handler)
     if fn is None:
         return _no_handler(step, ctx, backoff)
@@ -173,6 +182,18 @@ async def execute_async(app: App, step: ClaimedStep, ctx: StepContext, backoff: 
     finally:
         forget()
     return _returned(step, ctx, backoff, result)
+
+
+def _undecodable(step: ClaimedStep, ctx: StepContext, backoff: Backoff | None) -> Outcome | None:
+    """A ``permanent`` failure when the claim could not decode the step's
+    input or its dependencies' outputs (``client.load_json``): no attempt
+    would decode them, so the handler is not run, and the failure is reported
+    through ``fail`` like any other. None when both were decoded."""
+    for what, value in (("input", step.input), ("dependencies' outputs (deps)", step.deps)):
+        if type(value) is Undecodable:
+            return failure(step, f"step {step.node!r} was not run: its {what} cannot be decoded: it is {value}",
+                           "permanent", backoff, ctx.cancel_reason)
+    return None
 
 
 def _no_handler(step: ClaimedStep, ctx: StepContext, backoff: Backoff | None) -> Outcome:
