@@ -3,6 +3,11 @@
 Handler threads queue their :class:`~cyclone_py.execution.Outcome`; the
 reporter takes whatever is queued (up to ``max_batch``) and reports the
 completions in one ``complete_many`` call, then each failure with ``fail``.
+When the engine refuses the batch for an output it does not store (22023:
+over its size or depth limit; nothing was written), each completion is sent
+again alone, and the one refused becomes a ``permanent`` failure with the
+engine's message: one bad output never holds back the others, nor comes back
+on every attempt.
 A database error is retried for up to a lease TTL (or until a forced stop);
 after that the results are left to the lease, which the engine reclaims.
 The SQL compare-and-set decides whether a report is taken: a refusal here
@@ -21,7 +26,7 @@ from typing import Any
 
 from cyclone_py import errors
 from cyclone_py.client import ClaimedStep, Client, CompleteResult
-from cyclone_py.execution import Outcome
+from cyclone_py.execution import Outcome, failure
 from cyclone_py.metrics import REFUSED, UNREPORTED, WorkerMetrics
 from cyclone_py.runtime import DatabaseOutage, log_extra
 
@@ -104,9 +109,11 @@ class Reporter(threading.Thread):
                     self._dropped(outcome, UNREPORTED)
                     self._finish(outcome.step.step_id)
 
-    def _with_retry(self, what: str, fn: Callable[[], Any]) -> tuple[bool, Any]:
+    def _with_retry(self, what: str, fn: Callable[[], Any], *, refused: bool = False) -> tuple[bool, Any]:
         """Call ``fn`` until it succeeds; give up (False) after a lease TTL of
-        database errors or at a forced stop."""
+        database errors or at a forced stop. With ``refused``, an argument the
+        engine refuses (:class:`~cyclone_py.errors.InvalidArgument`) is raised
+        to the caller instead."""
         give_up = time.monotonic() + self.lease_ttl
         delay = 0.05
         while True:
@@ -128,19 +135,34 @@ class Reporter(threading.Thread):
                 time.sleep(delay)
                 delay = min(delay * 2, 2.0)
             except errors.CycloneError as exc:
+                if refused and isinstance(exc, errors.InvalidArgument):
+                    raise
                 logger.error("%s failed (%s); results left to the lease", what, exc, extra=self._log_extra())
                 return False, None
 
     def _report(self, batch: Sequence[Outcome]) -> None:
         completes = [o for o in batch if o.ok]
+        failures = [o for o in batch if not o.ok]
         if completes:
-            ok, results = self._with_retry("complete_many", lambda: self._complete_many(completes))
-            accepted = {r.step_id: r.accepted for r in results} if ok else {}
+            # step id -> accepted by the compare-and-set; missing: no answer (database down)
+            answers: dict[int, bool] = {}
+            try:
+                ok, results = self._with_retry("complete_many", lambda: self._complete_many(completes), refused=True)
+                answers = {r.step_id: r.accepted for r in results} if ok else {}
+            except errors.InvalidArgument as exc:
+                logger.warning("complete_many refused (%s): completing each step alone", exc, extra=self._log_extra())
+                for o in completes:
+                    refusal = self._complete_alone(o, answers)
+                    if refusal is not None:
+                        failures.append(refusal)
+                refused = {o.step.step_id for o in failures}
+                completes = [o for o in completes if o.step.step_id not in refused]
             metrics = self._metrics
             for o in completes:
-                if not ok:
+                answer = answers.get(o.step.step_id)
+                if answer is None:
                     self._dropped(o, UNREPORTED)
-                elif accepted.get(o.step.step_id):
+                elif answer:
                     if metrics is not None:
                         metrics.step(o.step.workflow, o.step.node).completed.inc()
                     if logger.isEnabledFor(logging.DEBUG):
@@ -153,9 +175,21 @@ class Reporter(threading.Thread):
                         extra=self._log_extra(o.step),
                     )
                 self._finish(o.step.step_id)
-        for o in batch:
-            if not o.ok:
-                self._report_failure(o)
+        for o in failures:
+            self._report_failure(o)
+
+    def _complete_alone(self, o: Outcome, answers: dict[int, bool]) -> Outcome | None:
+        """Report one completion by itself (after the engine refused its batch),
+        its answer into ``answers``; when the engine refuses its output, the
+        ``permanent`` failure to report instead."""
+        try:
+            ok, results = self._with_retry("complete_many", lambda: self._complete_many([o]), refused=True)
+        except errors.InvalidArgument as exc:
+            return failure(o.step, f"the engine refused the handler's output: {exc.message}", "permanent",
+                           cancel_reason=o.cancel_reason)
+        if ok:
+            answers.update((r.step_id, r.accepted) for r in results)
+        return None
 
     def _complete_many(self, completes: Sequence[Outcome]) -> list[CompleteResult]:
         began = time.perf_counter()

@@ -208,3 +208,29 @@ def test_a_claim_keeps_the_other_steps_of_its_batch(dsn: str, conn: Conn, client
     assert sorted(seen) == [0, 1, 3, 4]
     assert wait_for(lambda: step_of(client, ids[2], "a").state == "discarded")
 
+
+def test_an_output_the_engine_refuses_fails_its_step_and_not_its_batch(
+    dsn: str, conn: Conn, client: Client, workers: list[Worker]
+) -> None:
+    """complete_many refuses a whole batch for one output over the engine's
+    limits (22023, nothing written): the worker completes the others alone
+    and fails that step as permanent with the engine's message, instead of
+    leaving them all to their leases (and the bad one to come back forever)."""
+    wf = Workflow("deep_output")
+    together = threading.Barrier(3)
+
+    @wf.step()
+    def a(ctx: StepContext) -> Any:
+        together.wait(10)
+        i = ctx.input["i"]
+        return json.loads(nested(150)) if i == 1 else i
+
+    client.define_workflow(wf.name, wf.definition())
+    ids = client.submit_many(wf, [{"i": i} for i in range(3)])
+    start(workers, wf, dsn, concurrency=3, lease_ttl=60.0)
+    runs = [wait_for(lambda r=r: client.get_run(r).terminal and client.get_run(r), what="run to finish") for r in ids]
+    assert [(r.state, r.output) for r in (runs[0], runs[2])] == [("completed", {"a": 0}), ("completed", {"a": 2})]
+    assert (runs[1].state, runs[1].error_kind) == ("failed", "permanent")
+    assert runs[1].error is not None and "the engine refused the handler's output" in runs[1].error
+    assert "nested deeper than 100 levels" in runs[1].error
+    assert step_of(client, ids[1], "a").attempt == 1
