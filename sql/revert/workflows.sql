@@ -1,12 +1,33 @@
--- Revert cyclone:workflows to 0.17.0: the definitions 0.17.0 deployed of every function, view and trigger
--- that the 0.18.0 deploy re-creates, with their comments, read from a database at @v0.17.0 (0.17.0's
--- deploy scripts held only what each release changed, so no one earlier script has them all).
+-- Revert cyclone:workflows to its previous version: the deploy script it had before
+-- (sql/deploy/workflows@v0.18.0.sql), and a drop of each function the new version added.
 BEGIN;
 
+DROP FUNCTION IF EXISTS cyclone._child_cycle(text, jsonb);
+DROP FUNCTION IF EXISTS cyclone._unordered_nodes(integer, integer[], integer[]);
+
+-- sql/engine/20_workflows.sql: change `workflows` — workflow definitions (SPEC 4).
+-- define_workflow() validates a DAG definition, fills in every default and stores the
+-- normalised form in cyclone_workflows, which submit (_start_runs) turns into steps as it
+-- is. Any problem raises 22023 naming the workflow and the problem, before anything is
+-- written. Owns define_workflow and the validation: _normalize_definition,
+-- _check_definition_name, _definition_interval, _positive_int, and the SPEC 12 "limits"
+-- (_definition_limits, _merge_limits).
+-- Requires: 10_runs_tables.sql (cyclone_workflows), 11_limits_tables.sql (cyclone_limits),
+-- 03_checks.sql (_bad_definition, _name_problem, _shown), 02_clock.sql (now).
+-- Called by workers at start-up (cyclone_worker) and by operators (cyclone_admin).
+-- Locks: no run or step. define_workflow takes the rows of the limits the definition
+-- names (FOR KEY SHARE), then its own cyclone_workflows row (the upsert).
+-- Helpers come first, define_workflow last.
+-- This file is the change's complete current source; edit it here and ship it with
+-- `make rework CHANGE=workflows NOTE="..."` (docs/architecture.md, Changing the engine).
+
+-- 22023 (naming the workflow and p_what) unless p_value is a good name: 1 to 200
+-- characters with no control characters (_name_problem). Every name a definition
+-- gives goes through it: node names, and a node's handler, signal and child workflow.
 CREATE OR REPLACE FUNCTION cyclone._check_definition_name(p_workflow text, p_what text, p_value text)
- RETURNS void
- LANGUAGE plpgsql
- IMMUTABLE
+RETURNS void
+LANGUAGE plpgsql
+IMMUTABLE
 AS $$
 DECLARE
     v_problem text := cyclone._name_problem(p_value);
@@ -16,12 +37,15 @@ BEGIN
     END IF;
 END
 $$;
-COMMENT ON FUNCTION cyclone._check_definition_name(text,text,text) IS NULL;
+REVOKE ALL ON FUNCTION cyclone._check_definition_name(text,text,text) FROM PUBLIC;
 
+-- A positive interval from a definition field (a node's timeout or max_wait), or NULL
+-- when the field is absent or JSON null. 22023 for a value that is not a string, does
+-- not parse as an interval, or is not positive.
 CREATE OR REPLACE FUNCTION cyclone._definition_interval(p_workflow text, p_node text, p_field text, p_value jsonb)
- RETURNS interval
- LANGUAGE plpgsql
- IMMUTABLE
+RETURNS interval
+LANGUAGE plpgsql
+IMMUTABLE
 AS $$
 DECLARE
     v_interval interval;
@@ -46,11 +70,35 @@ BEGIN
     RETURN v_interval;
 END
 $$;
-COMMENT ON FUNCTION cyclone._definition_interval(text,text,text,jsonb) IS NULL;
+REVOKE ALL ON FUNCTION cyclone._definition_interval(text,text,text,jsonb) FROM PUBLIC;
 
+-- A positive integer (1 to 2^31-1) from a definition field (the workflow's or a node's
+-- max_attempts, p_where naming it), else 22023. A JSON number with no fraction, such as
+-- 2.0, is the integer 2.
+CREATE OR REPLACE FUNCTION cyclone._positive_int(p_workflow text, p_where text, p_value jsonb)
+RETURNS integer
+LANGUAGE plpgsql
+IMMUTABLE
+AS $$
+BEGIN
+    IF jsonb_typeof(p_value) <> 'number' OR (p_value #>> '{}')::numeric <> trunc((p_value #>> '{}')::numeric)
+       OR (p_value #>> '{}')::numeric NOT BETWEEN 1 AND 2147483647 THEN
+        PERFORM cyclone._bad_definition(p_workflow,
+            format('%s must be a positive integer, got %s', p_where, p_value));
+    END IF;
+    RETURN (p_value #>> '{}')::numeric::int;  -- via numeric: JSON 2.0 is the integer 2
+END
+$$;
+REVOKE ALL ON FUNCTION cyclone._positive_int(text,text,jsonb) FROM PUBLIC;
+
+-- A "limits" list of a definition (p_where: 'limits' or 'node "x": limits'),
+-- checked and normalised: [{"name": n}, {"name": n, "key": "a.b"}, ...]. An
+-- unknown limit, a bad key or a name listed twice is 22023. Each limit's row is
+-- taken FOR KEY SHARE, which drop_limit's FOR UPDATE conflicts with: a definition
+-- never names a limit dropped under it. Volatile: it reads and locks cyclone_limits.
 CREATE OR REPLACE FUNCTION cyclone._definition_limits(p_workflow text, p_where text, p_value jsonb)
- RETURNS jsonb
- LANGUAGE plpgsql
+RETURNS jsonb
+LANGUAGE plpgsql
 AS $$
 DECLARE
     v_entry jsonb;
@@ -94,12 +142,14 @@ BEGIN
     RETURN v_out;
 END
 $$;
-COMMENT ON FUNCTION cyclone._definition_limits(text,text,jsonb) IS NULL;
+REVOKE ALL ON FUNCTION cyclone._definition_limits(text,text,jsonb) FROM PUBLIC;
 
+-- The limits a task node takes: the workflow's, then its own; a name at both
+-- levels is taken once, in the workflow's position, with the node's key.
 CREATE OR REPLACE FUNCTION cyclone._merge_limits(p_workflow_limits jsonb, p_node_limits jsonb)
- RETURNS jsonb
- LANGUAGE sql
- IMMUTABLE
+RETURNS jsonb
+LANGUAGE sql
+IMMUTABLE
 AS $$
     SELECT coalesce(jsonb_agg(m.entry ORDER BY m.ord), '[]'::jsonb)
       FROM (SELECT coalesce((SELECT n FROM jsonb_array_elements(p_node_limits) n WHERE n ->> 'name' = w ->> 'name'), w)
@@ -110,11 +160,24 @@ AS $$
               FROM jsonb_array_elements(p_node_limits) WITH ORDINALITY AS y(n, o)
              WHERE NOT EXISTS (SELECT 1 FROM jsonb_array_elements(p_workflow_limits) w WHERE w ->> 'name' = n ->> 'name')) m
 $$;
-COMMENT ON FUNCTION cyclone._merge_limits(jsonb,jsonb) IS NULL;
+REVOKE ALL ON FUNCTION cyclone._merge_limits(jsonb,jsonb) FROM PUBLIC;
 
+-- Checks a definition and returns it with every default filled in:
+-- {"max_attempts": n, "nodes": [{name, kind, handler, deps, on_dep_failure,
+--   max_attempts, priority, timeout, signal, workflow, max_wait[, limits]}, ...]
+--  [, "description": d][, "limits": [...]]}; a task node lists "limits" only when it
+-- takes one. Defaults (SPEC 4): kind task, handler the node name (always, for a wait
+-- or child node), deps [], on_dep_failure fail_run, max_attempts the workflow's (25),
+-- priority 0, a wait node's signal its name. 22023 for what the helpers above refuse,
+-- and for an unknown key, an empty or missing node list, a node without a name or with
+-- a duplicate one, an unknown kind, policy or dep, a dep listed twice, a field on a
+-- kind it does not apply to, a child node without "workflow", a priority that is not
+-- an integer within +-1,000,000, and a cycle (found last, by peeling the nodes layer by
+-- layer). A child node's workflow need not exist yet: it is looked up when the node is
+-- reached (_advance, 22_advance.sql).
 CREATE OR REPLACE FUNCTION cyclone._normalize_definition(p_name text, p_definition jsonb)
- RETURNS jsonb
- LANGUAGE plpgsql
+RETURNS jsonb
+LANGUAGE plpgsql
 AS $$
 DECLARE
     v_max_attempts int := 25;
@@ -276,29 +339,19 @@ BEGIN
         || CASE WHEN jsonb_array_length(v_limits) > 0 THEN jsonb_build_object('limits', v_limits) ELSE '{}' END;
 END
 $$;
-COMMENT ON FUNCTION cyclone._normalize_definition(text,jsonb) IS NULL;
+REVOKE ALL ON FUNCTION cyclone._normalize_definition(text,jsonb) FROM PUBLIC;
 
-CREATE OR REPLACE FUNCTION cyclone._positive_int(p_workflow text, p_where text, p_value jsonb)
- RETURNS integer
- LANGUAGE plpgsql
- IMMUTABLE
-AS $$
-BEGIN
-    IF jsonb_typeof(p_value) <> 'number' OR (p_value #>> '{}')::numeric <> trunc((p_value #>> '{}')::numeric)
-       OR (p_value #>> '{}')::numeric NOT BETWEEN 1 AND 2147483647 THEN
-        PERFORM cyclone._bad_definition(p_workflow,
-            format('%s must be a positive integer, got %s', p_where, p_value));
-    END IF;
-    RETURN (p_value #>> '{}')::numeric::int;  -- via numeric: JSON 2.0 is the integer 2
-END
-$$;
-COMMENT ON FUNCTION cyclone._positive_int(text,text,jsonb) IS NULL;
-
+-- Inserts or replaces the workflow p_name (SPEC 4): 22004 for a NULL argument, 22023
+-- for a bad workflow name (empty, over 200 characters, a control character) or a bad
+-- definition, before anything is written. The upsert writes only when the normalised
+-- definition differs from the stored one, so workers that define their workflows at
+-- every start write nothing while they are unchanged, and updated_at is the time the
+-- definition last changed. Runs already submitted keep the steps they were made with.
 CREATE OR REPLACE FUNCTION cyclone.define_workflow(p_name text, p_definition jsonb)
- RETURNS void
- LANGUAGE plpgsql
- SECURITY DEFINER
- SET search_path TO 'cyclone', 'pg_temp'
+RETURNS void
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = cyclone, pg_temp
 AS $$
 DECLARE
     v_definition jsonb;
@@ -321,5 +374,8 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION cyclone.define_workflow(text,jsonb) IS 'Insert or replace a workflow definition (SPEC section 4). A bad definition raises 22023 and writes nothing.';
+REVOKE ALL ON FUNCTION cyclone.define_workflow(text,jsonb) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION cyclone.define_workflow(text,jsonb) TO cyclone_worker;
+GRANT EXECUTE ON FUNCTION cyclone.define_workflow(text,jsonb) TO cyclone_admin;
 
 COMMIT;

@@ -10,4 +10,6 @@ SELECT 1 / (NOT has_function_privilege('public', 'cyclone._advance(uuid)', 'exec
 SELECT 1 / (pg_get_functiondef('cyclone._finish_runs(uuid[])'::regprocedure) ~ 'ONLY cyclone(\.cyclone)?_(runs|steps)')::int;
 -- Runs that end are queued for archive() (live_runs.sql).
 SELECT 1 / (pg_get_functiondef('cyclone._finish_runs(uuid[])'::regprocedure) ~ 'cyclone_archive_queue')::int;
+-- Issue 30: a child workflow that starts itself is refused before its first child run.
+SELECT 1 / (pg_get_functiondef('cyclone._advance(uuid)'::regprocedure) ~ '_child_cycle')::int;
 ROLLBACK;
