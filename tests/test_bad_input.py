@@ -335,13 +335,10 @@ def test_a_lease_ttl_must_be_positive(db: Conn, one: str, ttl: timedelta) -> Non
     db.execute("SELECT cyclone.submit(%s)", (one,))
     try:
         rows = db.execute("SELECT step_id, lease_generation FROM cyclone.claim('w', NULL, 1, %s)", (ttl,)).fetchall()
-    except pg.InvalidParameterValue:
-        assert ttl <= timedelta(0)
+    except pg.InvalidParameterValue:  # not positive, or over 1 day (issue 30: 1,000 years was accepted)
+        assert ttl <= timedelta(0) or ttl > timedelta(days=1)
         return
-    except pg.DataException as exc:
-        assert exc.sqlstate == "22008" and ttl > timedelta(days=10**6)
-        return
-    assert ttl > timedelta(0) and len(rows) == 1
+    assert timedelta(0) < ttl <= timedelta(days=1) and len(rows) == 1
     renewed = db.execute("SELECT cyclone.renew(%s, 'w', %s, %s) AS ok",
                          (rows[0]["step_id"], rows[0]["lease_generation"], ttl)).fetchone()
     assert renewed == {"ok": True}
@@ -379,7 +376,7 @@ def test_a_limit_is_stored_as_given_or_refused_with_22023_and_nothing_written(
              and (rate is None) == (period is None)
              and (concurrency is None or concurrency > 0)
              and (rate is None or rate > 0)
-             and (period is None or period > timedelta(0)))
+             and (period is None or timedelta(0) < period <= timedelta(days=366)))  # issue 30: at most 366 days
     try:
         db.execute("SELECT cyclone.define_limit('probe', %s, %s, %s)", (concurrency, rate, period))
     except pg.InvalidParameterValue:
@@ -946,10 +943,16 @@ BAD: dict[str, Bad] = {
                                         words="pg_timezone_names"),
     "next_fire: never fires": Bad("SELECT cyclone.next_fire(%s, now())", lambda w: ["0 0 30 2 *"],
                                   words="never fires"),
-    # PostgreSQL's own range check: the next fire time is past the last timestamptz.
+    # Issue 30, finding 11: near the last timestamptz this was PostgreSQL's raw 22008.
     "next_fire: at the end of time": Bad("SELECT cyclone.next_fire('@daily', %s)",
-                                         lambda w: ["294276-12-31 00:00:00+00"], sqlstate="22008",
-                                         words="out of range"),
+                                         lambda w: ["294276-12-31 00:00:00+00"],
+                                         words="p_after must be within the years 1 to 9999"),
+    "next_fire: an answer past 9999": Bad("SELECT cyclone.next_fire('@yearly', %s)",
+                                          lambda w: ["9999-06-01 00:00:00+00"],
+                                          words="does not fire again before the year 10000"),
+    "backfill: from 4713 BC": Bad("SELECT cyclone.backfill('s1', %s, now() - interval '1 day')",
+                                  lambda w: ["4713-01-01 00:00:00+00 BC"],
+                                  words="p_from must be within the years 1 to 9999"),
     # submit's p_traceparent
     "traceparent: garbage": Bad(TRACED, lambda w: ["garbage"], words="is not version-traceid-parentid-flags"),
     "traceparent: empty": Bad(TRACED, lambda w: [""], words="is not version-traceid-parentid-flags"),

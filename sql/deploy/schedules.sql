@@ -1,5 +1,5 @@
 -- Deploy cyclone:schedules
--- requires: schedules@v0.17.0 cron advance operator tables checks clock history
+-- requires: schedules@v0.18.0 cron advance operator tables checks clock history
 -- A complete copy of sql/engine/34_schedules.sql, written by scripts/rework.py: read and edit that file, not this one.
 BEGIN;
 
@@ -17,7 +17,7 @@ BEGIN;
 -- partition the shard holds (41_shards.sql).
 -- Requires: 33_cron.sql (_cron_spec, _cron_after, _cron_timezone_known), 22_advance.sql (_start_runs),
 -- 29_operator.sql (cancel), 03_checks.sql (_require, _require_given, _name_problem, _shown,
--- _check_payload), 02_clock.sql.
+-- _check_payload, _deadline_problem), 02_clock.sql.
 -- Called by: cyclone_worker (a worker registers its app's schedules when it starts) and cyclone_admin (the
 -- CLI's `cyclone schedules`); tick (31_tick.sql) fires due slots: _lock_due_schedules, then it locks the
 -- runs _schedule_cancellations names with its other runs, then _fire_schedules.
@@ -45,7 +45,8 @@ REVOKE ALL ON FUNCTION cyclone._slot_text(timestamp with time zone) FROM PUBLIC;
 -- slot's key, which is then recorded as the slot's). The run's input is the schedule's with scheduled_for
 -- set to the slot (overwriting any given), its deadline the schedule's. last_slot and last_run_id only move
 -- forward (a backfilled older slot leaves them). Overlap is the caller's. Called by _fire_schedules and
--- backfill, with the schedule row locked.
+-- backfill, with the schedule row locked. A deadline stored before schedule() bounded it counts as
+-- 1,000,000 days (submit's bound): a larger one made the run's deadline_at a raw 22008 in every tick.
 CREATE OR REPLACE FUNCTION cyclone._fire_slot(p_schedule cyclone.cyclone_schedules, p_slot timestamp with time zone)
 RETURNS uuid
 LANGUAGE plpgsql
@@ -65,7 +66,7 @@ BEGIN
     END IF;
     v_run_id := (cyclone._start_runs(p_schedule.workflow,
                                      ARRAY[p_schedule.input || jsonb_build_object('scheduled_for', cyclone._slot_text(p_slot))],
-                                     p_schedule.deadline, v_key, NULL, NULL, NULL))[1];
+                                     least(p_schedule.deadline, interval '1000000 days'), v_key, NULL, NULL, NULL))[1];
     INSERT INTO cyclone_schedule_runs (schedule, slot, run_id) VALUES (p_schedule.name, p_slot, v_run_id);
     UPDATE cyclone_schedules s
        SET last_slot = p_slot, last_run_id = v_run_id
@@ -77,8 +78,12 @@ REVOKE ALL ON FUNCTION cyclone._fire_slot(cyclone.cyclone_schedules,timestamp wi
 
 -- schedule: inserts or replaces a schedule (SPEC 13). Every argument is checked before anything is written:
 -- 22004 for a NULL (only p_deadline may be NULL); 22023 for a bad name, cron, time zone (shown cut to 40
--- characters), overlap, a negative catch-up, a deadline that is not positive, an input that is not a JSON
--- object or is over 1 MiB, a cron that never fires; P0002 for an unknown workflow. A new schedule's first
+-- characters), overlap, a catch-up that is negative or over 366 days, a deadline that is not positive or is
+-- over 1,000,000 days (submit's bound: _deadline_problem, 03_checks.sql), an input that is not a JSON
+-- object or breaks the payload limits (_check_payload: 1 MiB, 100 levels), a cron that never fires; P0002
+-- for an unknown workflow. The catch-up is at most 366 days (a year however it is spelled: '1 year' counts
+-- as 360 days): slots older than that after an outage are backfill's to submit (backfill), and a catch-up
+-- of '300000 years' made the tick's now - catchup a raw 22008, failing every tick for every worker. A new schedule's first
 -- slot is the first fire time after now. Replacing keeps the fired slots and the paused state. With the same
 -- cron and zone the next slot stays (a worker that registers its schedules at start must not drop the slots
 -- an outage left due); a new cron or zone starts after the later of the last fired slot and now.
@@ -121,8 +126,12 @@ BEGIN
                              format('p_overlap must be skip, allow or cancel_other (got %s)', cyclone._shown(p_overlap)));
     PERFORM cyclone._require('schedule', p_catchup >= interval '0',
                              format('p_catchup must not be negative (got %s)', p_catchup));
+    PERFORM cyclone._require('schedule', p_catchup <= interval '366 days',
+                             format('p_catchup must be at most 366 days (got %s)', p_catchup));
     PERFORM cyclone._require('schedule', p_deadline IS NULL OR p_deadline > interval '0',
                              format('p_deadline must be positive (got %s)', p_deadline));
+    PERFORM cyclone._require('schedule', cyclone._deadline_problem(p_deadline) IS NULL,
+                             format('p_deadline %s', cyclone._deadline_problem(p_deadline)));
     PERFORM cyclone._require('schedule', jsonb_typeof(p_input) = 'object',
                              format('p_input must be a JSON object (got %s)', jsonb_typeof(p_input)));
     PERFORM cyclone._check_payload('schedule: p_input', p_input);
@@ -150,7 +159,7 @@ BEGIN
                ELSE excluded.next_fire_at END;
 END
 $$;
-COMMENT ON FUNCTION cyclone.schedule(text,text,text,jsonb,text,text,interval,interval) IS 'Insert or replace a schedule (SPEC 13). Replacing keeps the fired slots and the paused state.';
+COMMENT ON FUNCTION cyclone.schedule(text,text,text,jsonb,text,text,interval,interval) IS 'Insert or replace a schedule (SPEC 13): catch-up at most 366 days, deadline at most 1000000 days. Replacing keeps the fired slots and the paused state.';
 REVOKE ALL ON FUNCTION cyclone.schedule(text,text,text,jsonb,text,text,interval,interval) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cyclone.schedule(text,text,text,jsonb,text,text,interval,interval) TO cyclone_worker;
 GRANT EXECUTE ON FUNCTION cyclone.schedule(text,text,text,jsonb,text,text,interval,interval) TO cyclone_admin;
@@ -216,9 +225,12 @@ GRANT EXECUTE ON FUNCTION cyclone.resume_schedule(text) TO cyclone_admin;
 
 -- backfill: submits a run for every slot in [p_from, p_to) that has none yet (the same idempotency keys, so
 -- a backfill can be repeated; overlap ignored; paused or not), and returns how many runs it created.
--- Guards: 22004 for a NULL; 22023 unless p_from < p_to <= now and p_from is finite (-infinity would reach
--- the cron walk); P0002 for an unknown schedule. The schedule row is locked (a tick skips it meanwhile).
--- The slots are listed first, at most 10,000 (22023 beyond), so that a range too large writes nothing.
+-- Guards: 22004 for a NULL; 22023 unless p_from < p_to <= now, p_from is finite (-infinity would reach
+-- the cron walk) and p_from is in the year 1 or later (UTC); P0002 for an unknown schedule. The schedule
+-- row is locked (a tick skips it meanwhile). The slots are listed first, at most 10,000 (22023 beyond), so
+-- that a range too large writes nothing: that bound, not p_from's, is what keeps a backfill's work small.
+-- p_from's bound is the calendar's: a slot's key has a four-digit year (_slot_text), Python's datetime holds
+-- the years 1 to 9999, and from 4713 BC the walk raised a raw 22008.
 CREATE OR REPLACE FUNCTION cyclone.backfill(
     p_name text,
     p_from timestamp with time zone,
@@ -240,6 +252,8 @@ BEGIN
                              format('p_from < p_to <= now must hold (got [%s, %s), now %s)', p_from, p_to, cyclone.now()));
     -- p_to is finite once the range holds; p_from may still be -infinity.
     PERFORM cyclone._require('backfill', isfinite(p_from), format('p_from must be finite (got %s)', p_from));
+    PERFORM cyclone._require('backfill', p_from >= timestamptz '0001-01-01 00:00:00+00',
+                             format('p_from must be within the years 1 to 9999 (got %s)', p_from));
     SELECT s.* INTO v_schedule FROM cyclone_schedules s WHERE s.name = p_name FOR UPDATE;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'schedule "%" not found', p_name USING ERRCODE = 'P0002';
@@ -262,7 +276,7 @@ BEGIN
     RETURN v_created;
 END
 $$;
-COMMENT ON FUNCTION cyclone.backfill(text,timestamp with time zone,timestamp with time zone) IS 'Submit every slot of a schedule in [p_from, p_to) that has no run yet (overlap ignored); returns how many runs it created. At most 10000 slots a call.';
+COMMENT ON FUNCTION cyclone.backfill(text,timestamp with time zone,timestamp with time zone) IS 'Submit every slot of a schedule in [p_from, p_to) that has no run yet (overlap ignored); returns how many runs it created. At most 10000 slots a call; p_from in the year 1 or later, p_to at most now.';
 REVOKE ALL ON FUNCTION cyclone.backfill(text,timestamp with time zone,timestamp with time zone) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cyclone.backfill(text,timestamp with time zone,timestamp with time zone) TO cyclone_worker;
 GRANT EXECUTE ON FUNCTION cyclone.backfill(text,timestamp with time zone,timestamp with time zone) TO cyclone_admin;
@@ -329,7 +343,8 @@ REVOKE ALL ON FUNCTION cyclone._unfinished_schedule_runs(text) FROM PUBLIC;
 -- skip skips while the schedule has an unfinished run, cancel_other cancels those runs (cancel, with the
 -- slot as the reason; tick locked them up front) and fires. Each schedule's next_fire_at is written once, at
 -- the end. Returns the runs created (scheduled) and the slots skipped for age or overlap (skipped): tick's
--- "scheduled" and "skipped_slots".
+-- "scheduled" and "skipped_slots". A catch-up stored before schedule() bounded it counts as 366 days: a
+-- larger one made now - catchup a raw 22008 and failed every tick.
 CREATE OR REPLACE FUNCTION cyclone._fire_schedules(
     p_names text[],
     p_now timestamp with time zone,
@@ -372,7 +387,7 @@ BEGIN
         IF EXISTS (SELECT 1 FROM cyclone_schedule_runs sr WHERE sr.schedule = v_s.name AND sr.slot = v_slot) THEN
             CONTINUE;  -- backfilled already
         END IF;
-        IF v_slot < p_now - v_s.catchup AND v_next <= p_now THEN
+        IF v_slot < p_now - least(v_s.catchup, interval '366 days') AND v_next <= p_now THEN
             skipped := skipped + 1;  -- too old, and not the latest due slot
             CONTINUE;
         END IF;

@@ -1,5 +1,5 @@
 -- Deploy cyclone:views
--- requires: views@v0.17.0 tables step_workflow clock
+-- requires: views@v0.18.0 tables step_workflow clock
 -- A complete copy of sql/engine/15_views.sql, written by scripts/rework.py: read and edit that file, not this one.
 BEGIN;
 
@@ -66,7 +66,8 @@ GRANT SELECT ON cyclone.cyclone_v_dlq TO cyclone_client, cyclone_admin;
 -- branch: a limit no submit has named yet has no bucket row). Columns: the limit's bounds (concurrency, rate,
 -- period); running, the slots its steps hold now; claims_in_period, the claims in the window that ends now
 -- (NULL without a rate); available, its available steps that are due. The unfinished limited steps are read
--- through cyclone_steps_limited_live, never the finished ones.
+-- through cyclone_steps_limited_live, never the finished ones. A period stored before define_limit bounded it
+-- (366 days, 35_limits.sql) counts as 366 days, as in claim: a larger one made now - period a raw 22008.
 CREATE OR REPLACE VIEW cyclone.cyclone_v_limits AS
 WITH live AS (
     SELECT b.id AS bucket_id,
@@ -81,14 +82,14 @@ SELECT l.name, k.bucket, l.concurrency,
        l.rate, l.period,
        CASE WHEN l.rate IS NOT NULL THEN
            (SELECT count(*) FROM cyclone.cyclone_bucket_claims c
-             WHERE c.bucket_id = k.id AND c.at > cyclone.now() - l.period)::int END AS claims_in_period,
+             WHERE c.bucket_id = k.id AND c.at > cyclone.now() - least(l.period, '366 days'::interval))::int END AS claims_in_period,
        coalesce(v.available, 0)::int AS available
   FROM cyclone.cyclone_limits l
   JOIN cyclone.cyclone_buckets k ON k.limit_name = l.name
   LEFT JOIN live v ON v.bucket_id = k.id
  WHERE k.bucket = '' OR v.bucket_id IS NOT NULL
     OR (l.rate IS NOT NULL AND EXISTS (SELECT 1 FROM cyclone.cyclone_bucket_claims c
-                                        WHERE c.bucket_id = k.id AND c.at > cyclone.now() - l.period))
+                                        WHERE c.bucket_id = k.id AND c.at > cyclone.now() - least(l.period, '366 days'::interval)))
 UNION ALL
 SELECT l.name, '', l.concurrency, 0, l.rate, l.period, CASE WHEN l.rate IS NOT NULL THEN 0 END, 0
   FROM cyclone.cyclone_limits l

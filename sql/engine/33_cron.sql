@@ -166,7 +166,9 @@ REVOKE ALL ON FUNCTION cyclone._cron_spec(text) FROM PUBLIC;
 -- _cron_next_wall: the first wall-clock time at or after p_from (whole minutes) that the parsed cron
 -- matches, searching 8 years (every February 29 pattern fires in that span); NULL when none does (a cron
 -- such as '0 0 30 2 *' never fires). Days match as in cron (SPEC 13): when both day fields are restricted,
--- a day that matches either is a match; when one is unrestricted, the other decides.
+-- a day that matches either is a match; when one is unrestricted, the other decides. The calendar has no
+-- year 0 (1 BC, year -1 to extract, is followed by 1 AD), so the search passes over it: a moment early in
+-- 1 AD is late in 1 BC on a wall clock west of UTC, and make_date(0, ...) raised a raw 22008.
 CREATE OR REPLACE FUNCTION cyclone._cron_next_wall(
     p_minutes integer[],
     p_hours integer[],
@@ -195,6 +197,7 @@ DECLARE
     v_month_from date := date_trunc('month', p_from)::date;
 BEGIN
     FOR v_year IN extract(year FROM p_from)::int .. extract(year FROM p_from)::int + 8 LOOP
+        CONTINUE WHEN v_year = 0;
         FOREACH v_month IN ARRAY p_months LOOP
             v_first := make_date(v_year, v_month, 1);
             CONTINUE WHEN v_first < v_month_from;
@@ -341,8 +344,12 @@ REVOKE ALL ON FUNCTION cyclone._cron_timezone_known(text) FROM PUBLIC;
 
 -- next_fire: the public face of the evaluator (SPEC 13): parses p_cron and returns its first fire time
 -- strictly after p_after in p_timezone's wall clock. 22004 for a NULL argument; 22023 for an infinite
--- p_after, an unknown time zone, a bad cron, or a cron that never fires (the zone and the cron shown cut to
--- 40 characters, as every refusal shows a value).
+-- p_after or one outside the years 1 to 9999 (UTC), an unknown time zone, a bad cron, a cron that never
+-- fires, or one whose next fire time is past the year 9999 (the zone and the cron shown cut to 40
+-- characters, as every refusal shows a value). Years 1 to 9999 are what every reader holds: Python's
+-- datetime (the CLI's cron-next, the client) and the four-digit years of a slot's key
+-- (YYYY-MM-DDTHH:MI:SSZ, 34_schedules.sql). Near the largest timestamp (294276 AD) the search raised a raw
+-- 22008, and before 4713 BC PostgreSQL has no date at all.
 CREATE OR REPLACE FUNCTION cyclone.next_fire(
     p_cron text,
     p_after timestamp with time zone,
@@ -361,6 +368,10 @@ BEGIN
     IF NOT isfinite(p_after) THEN
         RAISE EXCEPTION 'next_fire: p_after must be finite (got %)', p_after USING ERRCODE = '22023';
     END IF;
+    IF NOT (p_after >= timestamptz '0001-01-01 00:00:00+00' AND p_after < timestamptz '10000-01-01 00:00:00+00') THEN
+        RAISE EXCEPTION 'next_fire: p_after must be within the years 1 to 9999 (got %)', p_after
+            USING ERRCODE = '22023';
+    END IF;
     IF NOT cyclone._cron_timezone_known(p_timezone) THEN
         RAISE EXCEPTION 'next_fire: time zone % is not in pg_timezone_names', cyclone._shown(p_timezone)
             USING ERRCODE = '22023';
@@ -369,10 +380,14 @@ BEGIN
     IF v_at IS NULL THEN
         RAISE EXCEPTION 'next_fire: cron % never fires', cyclone._shown(p_cron) USING ERRCODE = '22023';
     END IF;
+    IF v_at >= timestamptz '10000-01-01 00:00:00+00' THEN
+        RAISE EXCEPTION 'next_fire: cron % does not fire again before the year 10000 (after %)', cyclone._shown(p_cron),
+            p_after USING ERRCODE = '22023';
+    END IF;
     RETURN v_at;
 END
 $$;
-COMMENT ON FUNCTION cyclone.next_fire(text,timestamp with time zone,text) IS 'The first fire time of a five-field cron (or @yearly ... @hourly) strictly after p_after, in p_timezone''s wall clock (SPEC 13): a time skipped by a DST jump fires at the jump, a repeated time fires once, at its first occurrence. 22023 for a bad cron, a cron that never fires, an unknown time zone.';
+COMMENT ON FUNCTION cyclone.next_fire(text,timestamp with time zone,text) IS 'The first fire time of a five-field cron (or @yearly ... @hourly) strictly after p_after, in p_timezone''s wall clock (SPEC 13): a time skipped by a DST jump fires at the jump, a repeated time fires once, at its first occurrence. 22023 for a bad cron, a cron that never fires, an unknown time zone, a moment or an answer outside the years 1 to 9999.';
 REVOKE ALL ON FUNCTION cyclone.next_fire(text,timestamp with time zone,text) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cyclone.next_fire(text,timestamp with time zone,text) TO cyclone_worker;
 GRANT EXECUTE ON FUNCTION cyclone.next_fire(text,timestamp with time zone,text) TO cyclone_client;

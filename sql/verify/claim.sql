@@ -16,4 +16,9 @@ SELECT 1 / (SELECT count(*) FROM pg_proc WHERE proname = 'claim' AND pronamespac
                     AND proargnames[array_upper(proargnames, 1)] = 'previous_span')::int;
 -- The engine's statements read the live table only (history.sql).
 SELECT 1 / (pg_get_functiondef('cyclone.renew(bigint, text, bigint, interval)'::regprocedure) ~ 'ONLY cyclone(\.cyclone)?_(runs|steps)')::int;
+-- Issue 30: a lease TTL is at most 1 day.
+SELECT 1 / (pg_get_functiondef('cyclone.claim(text, text[], int, interval, text[])'::regprocedure)
+            ~ 'p_lease_ttl must be at most 1 day')::int;
+SELECT 1 / (pg_get_functiondef('cyclone.renew(bigint, text, bigint, interval)'::regprocedure)
+            ~ 'p_lease_ttl must be at most 1 day')::int;
 ROLLBACK;

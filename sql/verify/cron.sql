@@ -16,4 +16,7 @@ SELECT 1 / (NOT has_function_privilege('public', 'cyclone.next_fire(text, timest
 SELECT 1 / (NOT has_function_privilege('cyclone_worker', 'cyclone._cron_parse(text)', 'execute'))::int;
 SELECT 1 / (NOT has_function_privilege('public', 'cyclone._cron_parse(text)', 'execute'))::int;
 SELECT 1 / (cyclone.next_fire('0 3 * * *', '2026-01-01 00:00+00') = '2026-01-01 03:00+00')::int;
+-- Issue 30: next_fire answers within the years 1 to 9999, and the search passes over the year 0.
+SELECT 1 / (pg_get_functiondef('cyclone.next_fire(text, timestamptz, text)'::regprocedure) ~ 'years 1 to 9999')::int;
+SELECT 1 / (cyclone.next_fire('@daily', '0001-01-01 00:00+00', 'America/New_York') > '0001-01-01 00:00+00')::int;
 ROLLBACK;

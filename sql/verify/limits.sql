@@ -21,4 +21,7 @@ SELECT 1 / (SELECT count(*) FROM pg_proc WHERE oid = 'cyclone._release_slots()':
                 AND prosrc LIKE '%cyclone_free_slots%')::int;
 -- The engine's statements read the live table only (history.sql).
 SELECT 1 / (pg_get_functiondef('cyclone.drop_limit(text)'::regprocedure) ~ 'ONLY cyclone(\.cyclone)?_(runs|steps)')::int;
+-- Issue 30: a rate period is at most 366 days.
+SELECT 1 / (pg_get_functiondef('cyclone.define_limit(text, int, int, interval)'::regprocedure)
+            ~ 'p_period must be at most 366 days')::int;
 ROLLBACK;

@@ -9,4 +9,6 @@ SELECT run_id, node, kind, state, attempt, max_attempts, reclaims, error, error_
 SELECT run_id, node, workflow, error_kind, completed_at FROM cyclone.cyclone_v_dlq WHERE FALSE;
 SELECT 1 / has_table_privilege('cyclone_client', 'cyclone.cyclone_v_steps', 'select')::int;
 SELECT 1 / has_table_privilege('cyclone_admin', 'cyclone.cyclone_v_dlq', 'select')::int;
+-- A rate period stored beyond 366 days counts as 366 days in cyclone_v_limits (issue 30).
+SELECT 1 / (pg_get_viewdef('cyclone.cyclone_v_limits'::regclass) ~ 'LEAST\(l\.period, ''366 days''')::int;
 ROLLBACK;
