@@ -1,13 +1,34 @@
--- Revert cyclone:explain to 0.17.0: the definitions 0.17.0 deployed of every function, view and trigger
--- that the 0.18.0 deploy re-creates, with their comments, read from a database at @v0.17.0 (0.17.0's
--- deploy scripts held only what each release changed, so no one earlier script has them all).
+-- Revert cyclone:explain to its previous version: the deploy script it had before
+-- (sql/deploy/explain@v0.18.0.sql), and a drop of each function the new version added.
 BEGIN;
 
+-- sql/engine/36_explain.sql: change `explain` — why a step is not running (SPEC 12).
+-- Owns: explain_step. The change's view, cyclone_v_limits (each limit's buckets with their running count,
+-- claims in the current period and due available steps), is defined with the other views in 15_views.sql.
+-- Requires: 10_runs_tables.sql (steps, runs), 11_limits_tables.sql (the limit tables), 02_clock.sql (now),
+-- 03_checks.sql (_require_given). Called by: clients and admins (cyclone_client, cyclone_admin), the CLI
+-- (`cyclone explain`) and the console. Reads only: it takes no lock.
+-- This file is the change's complete current source; edit it here and ship it with
+-- `make rework CHANGE=explain NOTE="..."` (docs/architecture.md, Changing the engine).
+
+-- explain_step: why step p_step_id is not running, as {"reason": ...} with details: the first reason that
+-- applies, in this order:
+-- - completed, discarded, cancelled, running: the step's state;
+-- - waiting_signal {signal} for a wait node, waiting_child {child_run_id} for a child node;
+-- - pending_deps {deps}: its dependencies not completed yet, by name;
+-- - for an available step: run_terminal {run_state}, run_paused, not_due {until};
+-- - concurrency_limit {limit, bucket, running, max}: every bucket's concurrency before any rate, each in the
+--   step's limit order; rate_limit {limit, bucket, next_slot_at}: when enough of the window's claims have
+--   left it to make room (the oldest, or more while a lowered rate leaves the window over);
+-- - claimable: nothing holds it back (a claim for its handler and workflow takes it in its turn).
+-- Guards: p_step_id given (22004); an unknown step is P0002. It reads steps and runs through the parent
+-- tables, so it answers for an archived step too (43_history.sql).
 CREATE OR REPLACE FUNCTION cyclone.explain_step(p_step_id bigint)
- RETURNS jsonb
- LANGUAGE plpgsql
- STABLE SECURITY DEFINER
- SET search_path TO 'cyclone', 'pg_temp'
+RETURNS jsonb
+LANGUAGE plpgsql
+STABLE
+SECURITY DEFINER
+SET search_path = cyclone, pg_temp
 AS $$
 DECLARE
     v_now timestamptz := cyclone.now();
@@ -80,5 +101,8 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION cyclone.explain_step(bigint) IS 'Why a step is not running (SPEC 12): {"reason": ...} with details; the first reason that applies. Unknown step: P0002.';
+REVOKE ALL ON FUNCTION cyclone.explain_step(bigint) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION cyclone.explain_step(bigint) TO cyclone_client;
+GRANT EXECUTE ON FUNCTION cyclone.explain_step(bigint) TO cyclone_admin;
 
 COMMIT;

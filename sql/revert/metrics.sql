@@ -1,17 +1,50 @@
--- Revert cyclone:metrics to 0.17.0: the definitions 0.17.0 deployed of every function, view and trigger
--- that the 0.18.0 deploy re-creates, with their comments, read from a database at @v0.17.0 (0.17.0's
--- deploy scripts held only what each release changed, so no one earlier script has them all).
+-- Revert cyclone:metrics to its previous version: the deploy script it had before
+-- (sql/deploy/metrics@v0.18.0.sql), and a drop of each function the new version added.
 BEGIN;
 
+-- sql/engine/37_metrics.sql: change `metrics` — metrics() (SPEC 14): gauges of the engine's state for
+-- exporters, one row per gauge and label set. Counters of work done are the worker's (its own exporter).
+-- Owns: metrics; the partial indexes it reads (pending steps by workflow, dead letters by workflow and
+-- kind) are in 10_runs_tables.sql.
+-- Requires: 10_runs_tables.sql (steps, runs, workflows), 11_limits_tables.sql, 12_schedules_tables.sql,
+-- 02_clock.sql (now), 35_limits.sql (_bucket_room). Called by: the exporter, `cyclone top` and the console
+-- (cyclone_client, cyclone_admin). Reads only: it takes no lock.
+-- This file is the change's complete current source; edit it here and ship it with
+-- `make rework CHANGE=metrics NOTE="..."` (docs/architecture.md, Changing the engine).
+
+-- metrics: the gauges, cheap enough to scrape every 15 s at any history size: it reads the live runs from
+-- the live table, the live steps from their partial indexes and the dead letters from their index, never
+-- the rows of finished runs (timings in docs/performance.md). Each input is read once (MATERIALIZED):
+-- - cyclone_runs {workflow, state}: running and paused, for every defined workflow, zeros included. One
+--   read of the live table (ONLY; it has no index by state, so that ending a run is a HOT update: change
+--   live_runs), which also gives the ids of the paused runs.
+-- - cyclone_steps {workflow, state}: pending, available, running and waiting, zeros included, each from its
+--   partial index and counted by the step's own workflow (no join to its run).
+-- - cyclone_ready_lag_seconds {workflow}: now minus the oldest due available step of a run that is not
+--   paused (the paused runs, few, in a hash); 0 when none.
+-- - cyclone_dlq_steps {workflow, error_kind}: the dead letters kept, from their index by workflow and kind.
+-- - cyclone_expired_leases and cyclone_workers {}: running steps past their lease, distinct lease owners;
+--   the running steps are read once for these and their count.
+-- - cyclone_schedule_next_fire_timestamp_seconds {schedule}: schedules that are not paused.
+-- - cyclone_limit_running: a limit some definition takes with a key reports its total {limit}, never a
+--   bucket (bucket names are run input); one without a key, its bucket {limit, bucket ''}.
+-- - cyclone_limit_saturated_buckets {limit}: buckets with no room (_bucket_room), among those holding slots
+--   or tokens (never every bucket a key ever named).
 CREATE OR REPLACE FUNCTION cyclone.metrics()
- RETURNS TABLE(name text, labels jsonb, value double precision)
- LANGUAGE plpgsql
- STABLE SECURITY DEFINER
- SET search_path TO 'cyclone', 'pg_temp'
- SET jit TO 'off'
- SET work_mem TO '32MB'
- SET enable_sort TO 'off'
- SET max_parallel_workers_per_gather TO '0'
+RETURNS TABLE(name text, labels jsonb, value double precision)
+LANGUAGE plpgsql
+STABLE
+SECURITY DEFINER
+SET search_path = cyclone, pg_temp
+-- No JIT: its compile time was most of the cost.
+SET jit = off
+-- The live steps are grouped in a hash in memory, with work_mem for it to fit: sorting them to group costs
+-- half as much again.
+SET work_mem = '32MB'
+SET enable_sort = off
+-- No parallel workers: on a scrape's few hundred thousand rows their start-up costs more than they save on
+-- a busy machine.
+SET max_parallel_workers_per_gather = 0
 AS $$
 #variable_conflict use_column
 DECLARE
@@ -102,5 +135,8 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION cyclone.metrics() IS 'Gauges of the engine''s state (SPEC 14): name, labels, value. Reads live rows and dead letters only.';
+REVOKE ALL ON FUNCTION cyclone.metrics() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION cyclone.metrics() TO cyclone_client;
+GRANT EXECUTE ON FUNCTION cyclone.metrics() TO cyclone_admin;
 
 COMMIT;
