@@ -81,6 +81,7 @@ __all__ = [
     "from_psycopg",
     "listen",
     "load_json",
+    "renew_on",
 ]
 
 logger = logging.getLogger(__name__)
@@ -1036,6 +1037,14 @@ class Client:
             )
         )
 
+    def renew_many(
+        self, worker: str, step_ids: Sequence[int], lease_generations: Sequence[int], lease_ttl: Duration = 30.0
+    ) -> dict[int, bool]:
+        """``cyclone.renew`` of each step in one statement: step id -> whether
+        the lease is still ``worker``'s (:func:`renew_on`)."""
+        with self._conn() as conn:
+            return renew_on(conn, worker, step_ids, lease_generations, lease_ttl)
+
     def complete(self, step_id: int, worker: str, lease_generation: int, output: Any = None) -> bool:
         """``cyclone.complete``: CAS on the lease; false when it was lost."""
         return bool(
@@ -1506,6 +1515,34 @@ def claim_on(
             return cur.fetchall()
     except psycopg.Error as exc:
         raise from_psycopg(exc) from exc
+
+
+def renew_on(
+    conn: psycopg.Connection[Any],
+    worker: str,
+    step_ids: Sequence[int],
+    lease_generations: Sequence[int],
+    lease_ttl: Duration = 30.0,
+) -> dict[int, bool]:
+    """``cyclone.renew`` of each step, in one statement on a connection of the
+    caller's: which leases are still ``worker``'s (step id -> renew's answer).
+    A heartbeat brought forward, and the engine's answer to "is this step
+    still mine to run?": false once its run was cancelled or failed, or the
+    step was reclaimed, finished or timed out. The worker's listener asks it
+    on its LISTEN connection when a notification names runs it holds steps of
+    (a notification is only a hint). In step id order; as renew, it locks each
+    step's row and never a run's."""
+    if len(step_ids) != len(lease_generations):
+        raise errors.InvalidArgument("step_ids and lease_generations differ in length")
+    pairs = sorted(zip(step_ids, lease_generations, strict=True))
+    try:
+        rows = _bound_json(conn).execute(
+            "SELECT s, cyclone.renew(s, %s, g, %s) FROM unnest(%s::bigint[], %s::bigint[]) AS t(s, g)",
+            (worker, _interval(lease_ttl), _bigint_array([s for s, _ in pairs]), _bigint_array([g for _, g in pairs])),
+        ).fetchall()
+    except psycopg.Error as exc:
+        raise from_psycopg(exc) from exc
+    return {int(r[0]): bool(r[1]) for r in rows}
 
 
 #: The NOTIFY channels the engine sends on (see docs/concepts.md).

@@ -1,12 +1,31 @@
 """The worker's listener thread: ``LISTEN cyclone_wakeup`` and ``cyclone_cancel``.
 
 On its own connection (:func:`cyclone_py.client.listen`), reconnecting with
-a capped exponential delay. A ``cyclone_cancel`` payload (a run id) cancels
-that run's handlers here; a ``cyclone_wakeup`` is claimed at once on the
-listening connection (see :meth:`Listener._claim_on_wakeup`), for slots the
-worker reserves, so the listener and the main loop together never claim
-more than the worker has room for. With the worker's metrics on, it counts
-its reconnects and times its claims (:mod:`cyclone_py.metrics`).
+a capped exponential delay. A notification is a hint, never an order:
+PostgreSQL lets every role that can connect NOTIFY any channel, with any
+payload, so what a notification says is asked of the engine before anything
+is done. The listener takes the notifications in bursts (the first one, then
+whatever else has arrived by then) and acts once a burst:
+
+- ``cyclone_wakeup``: one claim, on the listening connection (see
+  :meth:`Listener._claim_on_wakeup`), for slots the worker reserves, so the
+  listener and the main loop together never claim more than the worker has
+  room for. A wake-up claim that leases nothing makes the listener wait
+  :data:`WAKEUP_PAUSE` before it claims on a wake-up again; the wake-ups that
+  arrive meanwhile are one claim at its end. So a flood of wake-ups costs at
+  most ``1 / WAKEUP_PAUSE`` empty claims a second, and a wake-up that finds
+  work is claimed at once.
+- ``cyclone_cancel`` (payload: a run id): the runs named that the worker
+  holds steps of are checked with the engine in one statement, ``renew`` of
+  each of their steps (:func:`cyclone_py.client.renew_on`), at most once
+  every :data:`CHECK_PAUSE`; a handler is cancelled only when renew refuses
+  its lease (its run was cancelled or failed, or its step is no longer this
+  execution's). A payload that is not a run id, or names a run the worker
+  holds no step of, costs nothing but its parsing.
+
+Nothing a notification carries can end the thread: an unexpected error is
+logged and the listener reconnects. With the worker's metrics on, it counts
+its reconnects, its renewals and times its claims (:mod:`cyclone_py.metrics`).
 """
 
 from __future__ import annotations
@@ -14,19 +33,39 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import timedelta
 from typing import Any
+from uuid import UUID
 
 from cyclone_py import errors
-from cyclone_py.client import CANCEL_CHANNEL, WAKEUP_CHANNEL, ClaimedStep, ListenConnection, claim_on, listen
+from cyclone_py.client import (
+    CANCEL_CHANNEL,
+    WAKEUP_CHANNEL,
+    ClaimedStep,
+    ListenConnection,
+    claim_on,
+    listen,
+    renew_on,
+)
 from cyclone_py.metrics import WorkerMetrics
 from cyclone_py.runtime import DatabaseOutage, log_extra
 
-__all__ = ["Listener"]
+__all__ = ["CHECK_PAUSE", "WAKEUP_PAUSE", "Listener"]
 
 # The worker's threads log as the worker (docs/python.md).
 logger = logging.getLogger("cyclone_py.worker")
+
+#: Seconds after a wake-up claim that leased nothing before the listener claims
+#: on a wake-up again (the wake-ups meanwhile are one claim at its end): at
+#: most 20 empty claims a second, whatever the rate of wake-ups.
+WAKEUP_PAUSE = 0.05
+#: Seconds after one check of the runs named on ``cyclone_cancel`` before the
+#: next (the names that arrive meanwhile are checked together at its end).
+CHECK_PAUSE = 0.05
+#: Reads of the connection that make one burst at most, so that a flood
+#: cannot keep the listener reading without ever acting.
+BURST_READS = 64
 
 
 class Listener(threading.Thread):
@@ -34,9 +73,12 @@ class Listener(threading.Thread):
 
     The worker lends it: ``reserve()`` (hold the free slots for one claim;
     how many), ``start_steps(claimed, reserved)`` (start what was claimed
-    and give the reservation back), ``wake()`` (ask the main loop to claim)
-    and ``cancel_run(payload)``; and its ``metrics``, if on.
-    ``extra``: fields on every log line (the database, when the worker serves several).
+    and give the reservation back), ``wake()`` (ask the main loop to claim),
+    ``holds(run_id)`` (whether a handler of that run is running or queued
+    here), ``held_steps(run_ids)`` (those steps) and ``lost(steps)`` (the
+    engine refused their leases: cancel their handlers); and its ``metrics``,
+    if on. ``extra``: fields on every log line (the database, when the worker
+    serves several).
     """
 
     def __init__(
@@ -52,7 +94,9 @@ class Listener(threading.Thread):
         reserve: Callable[[], int],
         start_steps: Callable[[Sequence[ClaimedStep], int], None],
         wake: Callable[[], None],
-        cancel_run: Callable[[str], object],
+        holds: Callable[[UUID], bool],
+        held_steps: Callable[[Collection[UUID]], Sequence[ClaimedStep]],
+        lost: Callable[[Sequence[ClaimedStep]], None],
         outage: DatabaseOutage | None = None,
         metrics: WorkerMetrics | None = None,
         extra: Mapping[str, Any] | None = None,
@@ -68,7 +112,9 @@ class Listener(threading.Thread):
         self._reserve = reserve
         self._start_steps = start_steps
         self._wake = wake
-        self._cancel_run = cancel_run
+        self._holds = holds
+        self._held_steps = held_steps
+        self._lost = lost
         self._metrics = metrics
         self._outage = outage or DatabaseOutage(worker)
         self._extra = dict(extra or {})  # on every log line: the database, when the worker serves several
@@ -83,16 +129,8 @@ class Listener(threading.Thread):
                 with listen(self.dsn, (WAKEUP_CHANNEL, CANCEL_CHANNEL)) as conn:
                     delay = 0.1
                     self._wake()  # we may have missed some while (re)connecting
-                    while not self._closing.is_set():
-                        woken = False
-                        for note in conn.notifies(timeout=0.5, stop_after=1):
-                            if note.channel == CANCEL_CHANNEL:
-                                self._cancel_run(note.payload)
-                            elif note.channel == WAKEUP_CHANNEL:
-                                woken = True
-                        if woken:
-                            self._claim_on_wakeup(conn)
-            except errors.CycloneError as exc:  # listen() and claim_on() translate psycopg's errors
+                    self._serve(conn)
+            except errors.CycloneError as exc:  # listen(), claim_on() and renew_on() translate psycopg's errors
                 if self._closing.is_set():
                     return
                 if self._metrics is not None:
@@ -101,19 +139,85 @@ class Listener(threading.Thread):
                     self._outage.failed("listen", exc, reconnect_in=delay)
                 else:
                     logger.warning("listener failed (%s); reconnecting in %.1fs", exc, delay, extra=self._log_extra())
-                self._closing.wait(delay)
-                delay = min(delay * 2, self.max_backoff)
+            except Exception:  # a bug, never a payload's doing: the worker must keep its listener
+                if self._closing.is_set():
+                    return
+                logger.exception("listener failed; reconnecting in %.1fs", delay, extra=self._log_extra())
+            self._closing.wait(delay)
+            delay = min(delay * 2, self.max_backoff)
 
-    def _claim_on_wakeup(self, conn: ListenConnection) -> None:
+    def _serve(self, conn: ListenConnection) -> None:
+        """Take bursts of notifications and act on each until closing."""
+        wake = False
+        runs: set[UUID] = set()
+        claim_at = check_at = 0.0  # time.monotonic(): no wake-up claim, no check, before
+        while not self._closing.is_set():
+            due = [at for at, pending in ((claim_at, wake), (check_at, runs)) if pending]
+            wait = 0.5 if not due else max(0.0, min(due) - time.monotonic())
+            ignored = 0
+            for reads in range(BURST_READS):
+                got = False
+                for note in conn.notifies(timeout=wait if reads == 0 else 0.0, stop_after=1 if reads == 0 else None):
+                    got = True
+                    if note.channel == WAKEUP_CHANNEL:
+                        wake = True
+                    elif note.channel == CANCEL_CHANNEL:
+                        run_id = _run_id(note.payload)
+                        if run_id is None:
+                            ignored += 1
+                        elif run_id not in runs and self._holds(run_id):
+                            runs.add(run_id)
+                if not got:
+                    break
+            if ignored:
+                logger.debug("ignored %d cyclone_cancel payloads that are not run ids", ignored,
+                             extra=self._log_extra())
+            now = time.monotonic()
+            if runs and now >= check_at:
+                self._check(conn, runs)
+                runs = set()
+                check_at = time.monotonic() + CHECK_PAUSE
+            if wake and now >= claim_at:
+                wake = False
+                if self._claim_on_wakeup(conn) == 0:
+                    claim_at = time.monotonic() + WAKEUP_PAUSE
+
+    def _check(self, conn: ListenConnection, runs: Collection[UUID]) -> None:
+        """Ask the engine whether the steps this worker holds of ``runs`` are
+        still its own (one statement: renew of each), and have the handlers
+        of those that are not cancelled."""
+        steps = self._held_steps(runs)
+        if not steps:
+            return
+        try:
+            still = renew_on(conn, self.worker, [s.step_id for s in steps], [s.lease_generation for s in steps],
+                             timedelta(seconds=self.lease_ttl))
+        except errors.DatabaseUnavailable:
+            raise  # reconnect; meanwhile the heartbeats renew (and find a lost lease) as always
+        except errors.CycloneError as exc:
+            logger.warning("checking the runs named on %s failed (%s); the heartbeats will tell",
+                           CANCEL_CHANNEL, exc, extra=self._log_extra())
+            return
+        if self._metrics is not None:
+            for s in steps:
+                self._metrics.renewals.labels(s.workflow, s.node, "renewed" if still.get(s.step_id, True)
+                                              else "refused").inc()
+        lost = [s for s in steps if not still.get(s.step_id, True)]
+        if lost:
+            self._lost(lost)
+
+    def _claim_on_wakeup(self, conn: ListenConnection) -> int:
         """Claim at once, on the listener's own connection: its backend has
         just delivered the NOTIFY and is awake, where a pooled connection's
         backend (and the main loop's thread) would first have to be woken:
         0.2-0.5 ms of the pickup latency on a small VM. Without free slots,
-        or when this claim is saturated, the main loop takes over."""
+        or when this claim is saturated, the main loop takes over. How many
+        steps it leased; -1 when it did not claim (no free slot, or the claim
+        failed)."""
         free = self._reserve() if self.handlers else 0
         if free == 0:
             self._wake()
-            return
+            return -1
         claimed: list[ClaimedStep] = []
         try:
             began = time.perf_counter()
@@ -127,7 +231,20 @@ class Listener(threading.Thread):
         except errors.CycloneError as exc:
             logger.error("claim failed (%s); the main loop retries", exc, extra=self._log_extra())
             self._wake()
+            return -1
         finally:
             self._start_steps(claimed, free)
         if len(claimed) == free:
             self._wake()
+        return len(claimed)
+
+
+def _run_id(payload: str) -> UUID | None:
+    """The run id a ``cyclone_cancel`` payload names; None when it is not one
+    (a payload is anyone's text, up to 8,000 bytes)."""
+    if len(payload) > 45:  # the longest spelling UUID() reads: urn:uuid: and 36 characters
+        return None
+    try:
+        return UUID(payload)
+    except ValueError:
+        return None

@@ -354,5 +354,9 @@ class Active:
     source: int = 0  # which of the worker's databases it came from (Worker.dsns)
     handler_done: bool = False
     finished: bool = False  # reported (or given up): no more heartbeats
+    # The engine said the step is no longer this execution's (renew refused its
+    # lease: run cancelled or failed, step reclaimed): its handler is cancelled
+    # and whatever it produces is dropped, not reported.
+    lost: bool = False
     heartbeat: Timer | None = None  # the next one
     timeout: Timer | None = None

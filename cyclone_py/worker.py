@@ -18,8 +18,9 @@ app no longer declares is left alone: ``cyclone schedules rm`` removes it.
 Threads, for each database it serves (:class:`Shard`; several are the
 shards of SPEC 15, one is the one-shard case): a claim loop (claim, tick;
 this module), a listener on its own connection (``LISTEN cyclone_wakeup``
-and ``cyclone_cancel``; it claims on that connection when woken:
-:mod:`cyclone_py.listener`), a timer thread with one heap for every
+and ``cyclone_cancel``, each a hint: it claims on that connection when woken,
+at most once a burst of wake-ups, and checks with renew the runs a cancel
+names: :mod:`cyclone_py.listener`), a timer thread with one heap for every
 heartbeat and timeout of that database's steps, and a reporter
 (:mod:`cyclone_py.reporter`). Shared by all: the handler pool
 (:mod:`cyclone_py.runtime`), whose ``concurrency`` slots go to the database
@@ -33,12 +34,17 @@ away stalls only its own threads; the worker logs it once and keeps serving
 the others.
 
 Cancellation reaches a handler through ``ctx.cancelled`` when: ``renew``
-returns false (lease lost), its run is cancelled or failed by its deadline
-(``NOTIFY cyclone_cancel``), its timeout passes on the worker's clock, or the
-shutdown grace period ends; an ``async def`` handler's task is cancelled as
-well. Whatever the handler then does, its report goes to the SQL
-compare-and-set, which refuses a stale one (at shutdown nothing is reported:
-the lease decides).
+refuses its lease (its heartbeat's renew, or the listener's at once when a
+``NOTIFY cyclone_cancel`` names its run: the run was cancelled or failed by
+its deadline, or the step was reclaimed), its timeout passes on the worker's
+clock, or the shutdown grace period ends; an ``async def`` handler's task is
+cancelled as well. A notification alone cancels nothing: anyone who can
+connect may send one (:mod:`cyclone_py.listener`). What a handler whose lease
+renew refused then produces is dropped, never reported (the engine has
+settled the step; its compare-and-set would refuse the report anyway); a
+timed-out handler's failure is reported as ``timeout``; at shutdown nothing
+is reported: the lease decides. A claimed step whose input or deps cannot be
+decoded is not run: it fails as ``permanent`` (:mod:`cyclone_py.execution`).
 
 Signals: the first SIGTERM/SIGINT stops claiming and waits up to
 ``shutdown_grace`` seconds for in-flight handlers; the second exits at once.
@@ -64,7 +70,7 @@ import threading
 import time
 import traceback
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from datetime import timedelta
 from types import FrameType
 from typing import Any
@@ -77,7 +83,7 @@ from cyclone_py.durations import Duration, to_seconds
 from cyclone_py.execution import Backoff, ErrorHook, Outcome, execute, execute_async, failure, make_context
 from cyclone_py.limit import Limit
 from cyclone_py.listener import Listener
-from cyclone_py.metrics import ABANDONED, MetricsServerError, WorkerMetrics, parse_listen
+from cyclone_py.metrics import ABANDONED, REFUSED, MetricsServerError, WorkerMetrics, parse_listen
 from cyclone_py.reporter import Reporter
 from cyclone_py.runtime import Active, DatabaseOutage, HandlerPool, Timers, log_extra
 from cyclone_py.workflow import App, Workflow, as_app, format_interval
@@ -373,7 +379,9 @@ class Worker:
             reserve=lambda: self._reserve(shard),
             start_steps=lambda claimed, reserved: self._start_steps(shard, claimed, reserved),
             wake=lambda: self._on_wakeup(shard),
-            cancel_run=lambda run_id: self._cancel_run([shard], run_id, "run cancelled"),
+            holds=lambda run_id: (shard.index, run_id) in self._by_run,
+            held_steps=lambda run_ids: self._held_steps(shard, run_ids),
+            lost=lambda steps: self._steps_lost(shard, steps),
             outage=shard.outage,
             metrics=self.metrics,
             extra=shard.extra,
@@ -773,6 +781,16 @@ class Worker:
                 self.metrics.dropped.labels(active.step.workflow, active.step.node, ABANDONED).inc()
             self._finish(active)
             return
+        if active.lost:
+            # The engine refused the lease (renew): the step was cancelled, failed
+            # or reclaimed, and the result is not this execution's to report (the
+            # compare-and-set would refuse it too). Never a failed attempt.
+            logger.debug("result dropped: the step is no longer this worker's (%s)", active.ctx.cancel_reason,
+                         extra=self._log_extra(active.step, self._shards[active.source]))
+            if self.metrics is not None:
+                self.metrics.dropped.labels(active.step.workflow, active.step.node, REFUSED).inc()
+            self._finish(active)
+            return
         reporter = self._shards[active.source].reporter
         assert reporter is not None  # started before the handler pool is fed
         reporter.put(outcome)
@@ -838,9 +856,36 @@ class Worker:
         # renew also refuses once the step's timeout has passed on the engine's
         # clock while the lease is still ours: report that as a timeout. (If the
         # lease was really lost, the fail CAS refuses whatever kind we send.)
-        reason = "timeout" if step.timeout is not None else "lease lost"
+        if step.timeout is not None:
+            if active.ctx.cancel("timeout"):
+                logger.warning("renew refused (timeout): cancelling the handler", extra=self._log_extra(step, shard))
+            return
+        self._lose(active, "lease lost", shard)
+
+    def _lose(self, active: Active, reason: str, shard: Shard) -> None:
+        """The engine refused ``active``'s lease (renew): cancel its handler and
+        drop whatever it produces (:meth:`_ran`)."""
+        active.lost = True
         if active.ctx.cancel(reason):
-            logger.warning("renew refused (%s): cancelling the handler", reason, extra=self._log_extra(step, shard))
+            logger.warning("renew refused (%s): cancelling the handler", reason,
+                           extra=self._log_extra(active.step, shard))
+
+    def _held_steps(self, shard: Shard, run_ids: Collection[UUID]) -> list[ClaimedStep]:
+        """The steps of these runs whose handlers run (or wait for a slot) here
+        (a listener's, for its check of a ``cyclone_cancel``)."""
+        with self._lock:
+            return [active.step for run_id in run_ids for step_id in self._by_run.get((shard.index, run_id), ())
+                    if (active := self._active.get((shard.index, step_id))) is not None
+                    and not active.handler_done and not active.finished]
+
+    def _steps_lost(self, shard: Shard, steps: Sequence[ClaimedStep]) -> None:
+        """The engine refused these steps' leases when the listener checked the
+        runs a ``cyclone_cancel`` named: their runs were cancelled or failed
+        (or the steps are no longer these executions')."""
+        for step in steps:
+            active = self._active.get((shard.index, step.step_id))
+            if active is not None and active.step is step and not active.handler_done:
+                self._lose(active, "run cancelled", shard)
 
     def _count_renewal(self, step: ClaimedStep, outcome: str) -> None:
         if self.metrics is not None:
@@ -875,18 +920,16 @@ class Worker:
                            extra=self._log_extra(active.step, self._shards[active.source]))
 
     def cancel_run(self, run_id: UUID | str, reason: str = "run cancelled") -> int:
-        """Cancel the handlers of ``run_id`` running here; returns how many."""
-        return self._cancel_run(self._shards, run_id, reason)
-
-    def _cancel_run(self, shards: Sequence[Shard], run_id: UUID | str, reason: str) -> int:
-        """Cancel the handlers of ``run_id`` of these databases (a listener's: its own)."""
+        """Cancel the handlers of ``run_id`` running here; returns how many.
+        A local decision, asked of nobody: their outcomes are reported as
+        usual (the engine's compare-and-set decides). A ``cyclone_cancel``
+        notification does not come here: the listener asks the engine first."""
         try:
             rid = UUID(str(run_id))
         except ValueError:
-            logger.warning("bad cyclone_cancel payload %r", run_id, extra=self._log_extra())
-            return 0
+            raise ValueError(f"not a run id: {run_id!r}") from None
         with self._lock:
-            targets = [self._active[key] for shard in shards for i in self._by_run.get((shard.index, rid), ())
+            targets = [self._active[key] for shard in self._shards for i in self._by_run.get((shard.index, rid), ())
                        if (key := (shard.index, i)) in self._active]
         n = 0
         for active in targets:

@@ -219,11 +219,11 @@ def test_cancelling_a_run_cancels_the_task_and_nothing_is_a_panic(
     wait_for(lambda: cancelled, timeout=3, what="task cancelled")
     assert time.monotonic() - t0 < 2
     assert cancelled == ["run cancelled"]
-    wait_for(lambda: w.in_flight == 0, what="the handler to end")
-    # Reported as a plain error that the engine's compare-and-set refuses: the
-    # step keeps the engine's own verdict, never a panic.
-    wait_for(lambda: reported, what="the outcome to be reported")
-    assert [(o.ok, o.error_kind) for o in reported] == [(False, "error")]
+    wait_for(lambda: w.in_flight == 0 and not w._active, what="the handler to end")
+    # Not reported at all: renew refused the lease (the worker asked when the
+    # cancel was announced), so the outcome is not this execution's to report.
+    # The step keeps the engine's own verdict, never a panic nor a failed attempt.
+    assert reported == []
     s = step_of(client, run_id, "job")
     assert (s.state, s.error_kind) == ("cancelled", "cancelled")
     assert client.get_run(run_id).state == "cancelled"
