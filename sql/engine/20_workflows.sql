@@ -200,7 +200,7 @@ DECLARE
     v_succ int;
 BEGIN
     IF p_count = 0 THEN
-        RETURN '{}';
+        RETURN '{}'::integer[];
     END IF;
     FOR i IN 1 .. v_edges LOOP
         v_first[p_from[i] + 1] := v_first[p_from[i] + 1] + 1;
@@ -234,7 +234,7 @@ BEGIN
         END LOOP;
     END LOOP;
     IF v_tail = p_count THEN
-        RETURN '{}';
+        RETURN '{}'::integer[];
     END IF;
     RETURN ARRAY(SELECT n FROM generate_series(1, p_count) n WHERE v_waiting[n] > 0 ORDER BY n);
 END
