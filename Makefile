@@ -7,7 +7,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 CYC    := $(VENV)/bin/cyclone
 
-.PHONY: bootstrap db db-stop deploy test roundtrip engine-guard rework pgtap lint check-python pytest demo demo-shards \
+.PHONY: bootstrap db db-stop deploy test test-fast roundtrip engine-guard rework pgtap lint check-python pytest demo demo-shards \
 	bench bench-quick \
 	bench-console bench-history \
 	screenshots clean
@@ -58,6 +58,15 @@ test: db
 	@scripts/lint-plpgsql.sh
 	@$(MAKE) --no-print-directory check-python
 	@$(VENV)/bin/pytest -q
+
+# The inner loop: ruff, mypy and the tests that need no cluster restart, no browser, no wheel build and
+# no long wait (pytest's markers slow, cluster, browser, install: pyproject.toml); make test runs them all.
+# TESTS narrows it to some files or tests: make test-fast TESTS=tests/test_cli.py
+FAST_TESTS := not slow and not cluster and not browser and not install
+
+test-fast: db
+	@$(MAKE) --no-print-directory check-python
+	@$(VENV)/bin/pytest -q -m "$(FAST_TESTS)" $(TESTS)
 
 demo: deploy
 	@$(PY) examples/demo.py

@@ -166,6 +166,7 @@ def hook_lines(tmp: Path) -> list[str]:
     return path.read_text().splitlines() if path.exists() else []
 
 
+@pytest.mark.slow
 def test_cyclone_worker_uses_the_apps_backoff_and_error_hook(dsn: str, client: Client, tmp_path: Path) -> None:
     from apps.policy import app, flaky, perm
 
@@ -195,6 +196,7 @@ def _reclaim_twice(client: Client, run_id: Any) -> StepRow:
     return s
 
 
+@pytest.mark.slow
 def test_cyclone_worker_uses_the_apps_reclaim_limit(dsn: str, client: Client, tmp_path: Path) -> None:
     victim = Workflow("victim")  # not the app's: only its sweeps touch it
     victim.step(name="job")(lambda ctx: None)
@@ -210,6 +212,7 @@ def test_cyclone_worker_uses_the_apps_reclaim_limit(dsn: str, client: Client, tm
     assert hook_lines(tmp_path) == [f"{s.id} reclaim_limit"]
 
 
+@pytest.mark.slow
 def test_cyclone_worker_max_reclaims_zero_wins_over_the_app(dsn: str, client: Client, tmp_path: Path) -> None:
     victim = Workflow("victim")
     victim.step(name="job")(lambda ctx: None)

@@ -9,7 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
+
+# Every bench section, and the comparisons against a release: 10 to 40 s a test.
+pytestmark = pytest.mark.slow
 
 # The keys the performance issue requires of bench/results/latest.json.
 KEYS = (

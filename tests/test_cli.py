@@ -542,6 +542,7 @@ def test_options_read_cyclone_environment_variables(dsn: str, client: Client) ->
     assert [r["workflow"] for r in json.loads(ok(result))] == ["basic"]
 
 
+@pytest.mark.slow
 def test_migrate_verify_on_a_deployed_database(invoke: Callable[..., Result]) -> None:
     ok(invoke("migrate", "--verify"))
 

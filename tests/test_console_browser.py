@@ -28,6 +28,8 @@ from ui import UI, start_ui  # noqa: F401  (the fixture)
 from cyclone_py import Worker
 from cyclone_py.client import Client
 
+pytestmark = pytest.mark.browser
+
 ROOT = Path(__file__).resolve().parent.parent
 SHOTS = ROOT / ".cyclone" / "screenshots"
 CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-sync",

@@ -114,6 +114,7 @@ def run_cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]
                           capture_output=True, text=True, env=env, timeout=120)
 
 
+@pytest.mark.cluster
 def test_a_command_that_starts_the_embedded_database_says_so_once(
         elsewhere: tuple[db.EmbeddedCluster, dict[str, str]]) -> None:
     cluster, env = elsewhere
@@ -133,6 +134,7 @@ def test_a_command_that_starts_the_embedded_database_says_so_once(
     assert cluster.status()
 
 
+@pytest.mark.cluster
 def test_dev_db_stop_is_not_undone_by_the_next_command(
         elsewhere: tuple[db.EmbeddedCluster, dict[str, str]]) -> None:
     cluster, env = elsewhere

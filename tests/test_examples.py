@@ -9,6 +9,8 @@ import sys
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
+
 from cyclone_py import errors
 from cyclone_py.testing import Env
 
@@ -16,6 +18,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "examples"))
 
 from orders import app  # noqa: E402
+
+# The demos deploy databases of their own and run their workers.
+pytestmark = pytest.mark.slow
 
 
 def test_order_completes_after_a_retry_and_the_approval(dsn: str) -> None:

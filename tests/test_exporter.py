@@ -245,6 +245,7 @@ def test_an_unreachable_database_is_up_0_and_the_exporter_reconnects(
         embedded_db.drop_database(name)
 
 
+@pytest.mark.slow
 def test_a_slow_database_is_up_0_within_the_scrape_timeout(
     dsn: str, client: Client, conn: psycopg.Connection[Any], exporters: list[Exporter]
 ) -> None:

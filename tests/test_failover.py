@@ -33,6 +33,9 @@ from psycopg.rows import dict_row
 
 from cyclone_py import db
 
+# Two clusters of its own (a primary and its standby), the primary killed midway; about a minute.
+pytestmark = [pytest.mark.cluster, pytest.mark.slow]
+
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
 CYCLONE = ROOT / ".venv" / "bin" / "cyclone"

@@ -8,6 +8,7 @@ from datetime import timedelta
 from typing import Any
 
 import psycopg
+import pytest
 from click.testing import Result
 from sqlapi import Call, connect, wait_until_blocked
 
@@ -32,6 +33,7 @@ def _finish_a_days_runs(conn: psycopg.Connection[Any]) -> None:
     assert done == (RUNS_A_DAY,)
 
 
+@pytest.mark.slow
 def test_runs_of_several_days_are_archived_by_day_and_pruned_a_day_at_a_time(
     conn: psycopg.Connection[Any], client: Client, invoke: Callable[..., Result]
 ) -> None:

@@ -112,6 +112,7 @@ def _race(dsn: str, db: Conn, seed: int) -> list[tuple[int, int]]:
     return claimed
 
 
+@pytest.mark.slow
 def test_eight_claimers_never_run_more_than_concurrency_and_never_claim_a_step_twice(dsn: str, db: Conn) -> None:
     db.execute(OBSERVER)
     db.execute("SELECT cyclone.define_limit('gate', %s)", (CONCURRENCY,))
@@ -150,6 +151,7 @@ def test_eight_claimers_never_run_more_than_concurrency_and_never_claim_a_step_t
     assert states.get("completed", 0) > RUNS // 2 and states.get("failed", 0) > 0, states
 
 
+@pytest.mark.slow
 def test_eight_claimers_over_keyed_buckets_never_deadlock_and_never_exceed_a_bucket(dsn: str, db: Conn) -> None:
     """The same, over a per-key limit: 10 buckets of concurrency 2, where claims
     mark full buckets and add slots to growing ones at the same time, in any

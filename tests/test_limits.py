@@ -303,6 +303,7 @@ def max_overlap(spans: list[tuple[float, float]]) -> int:
     return most
 
 
+@pytest.mark.slow
 def test_a_worker_with_concurrency_20_never_runs_more_than_2_handlers_of_one_tenant(
     dsn: str, client: Client, tmp_path: Path
 ) -> None:

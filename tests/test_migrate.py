@@ -61,6 +61,7 @@ def test_without_sqitch_migrate_says_how_to_get_it(tmp_path: Path) -> None:
     assert "database unavailable" not in line  # it said so before trying to connect
 
 
+@pytest.mark.slow
 def test_status_shows_what_is_deployed(dsn: str, empty_db: str) -> None:
     proc = cyclone("--dsn", dsn, "migrate", "--status")
     assert proc.returncode == 0, proc.stderr
@@ -77,6 +78,7 @@ def test_revert_without_yes_on_a_pipe_refuses(dsn: str) -> None:
     assert deployed(dsn)
 
 
+@pytest.mark.slow
 def test_revert_with_yes_drops_the_schema(dsn: str) -> None:
     proc = cyclone("--dsn", dsn, "migrate", "--revert", "--yes")
     assert proc.returncode == 0, proc.stderr

@@ -26,6 +26,7 @@ def cron_conn(embedded_db: db.EmbeddedCluster) -> Iterator[psycopg.Connection[tu
         conn.rollback()
 
 
+@pytest.mark.slow
 def test_schedule_tick_creates_a_cron_job_that_calls_tick(cron_conn: psycopg.Connection[tuple[object, ...]]) -> None:
     cron_conn.execute("CREATE EXTENSION IF NOT EXISTS pg_cron")
     cron_conn.execute("SELECT cyclone.unschedule_tick()")
@@ -39,6 +40,7 @@ def test_schedule_tick_creates_a_cron_job_that_calls_tick(cron_conn: psycopg.Con
     assert cron_conn.execute("SELECT cyclone.unschedule_tick()").fetchone() == (False,)
 
 
+@pytest.mark.slow
 def test_scheduling_twice_keeps_one_job(cron_conn: psycopg.Connection[tuple[object, ...]]) -> None:
     cron_conn.execute("CREATE EXTENSION IF NOT EXISTS pg_cron")
     cron_conn.execute("SELECT cyclone.schedule_tick('* * * * *')")

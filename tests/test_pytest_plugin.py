@@ -78,6 +78,7 @@ def test_env_close_puts_the_clock_it_moved_back_on_real_time(dsn: str, client: C
     assert_real_time(client)
 
 
+@pytest.mark.slow
 def test_a_scratch_env_touches_only_its_own_runs_and_clock(dsn: str, client: Client) -> None:
     wf = _orders()
     foreign, _ = foreign_run(client, wf)
@@ -130,6 +131,7 @@ def run_pytest(project: Path, dsn: str, *, path: str | None = None) -> subproces
     )
 
 
+@pytest.mark.slow
 def test_the_docs_example_runs_with_the_plugin_and_leaves_the_shared_database_alone(
     dsn: str, client: Client, tmp_path: Path
 ) -> None:
@@ -164,6 +166,7 @@ def _one_test_project(tmp_path: Path) -> Path:
     return tmp_path
 
 
+@pytest.mark.slow
 def test_the_fixture_stops_in_one_line_when_the_role_cannot_create_databases(
     dsn: str, client: Client, conn: psycopg.Connection[Any], tmp_path: Path
 ) -> None:
@@ -179,6 +182,7 @@ def test_the_fixture_stops_in_one_line_when_the_role_cannot_create_databases(
     assert_untouched(client, foreign)
 
 
+@pytest.mark.slow
 def test_the_fixture_stops_in_one_line_without_sqitch(dsn: str, client: Client, tmp_path: Path) -> None:
     foreign, _ = foreign_run(client, _orders())
     before = databases(dsn)

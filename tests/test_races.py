@@ -92,6 +92,7 @@ def complete_many(c: Conn, worker: str, claims: list[Row]) -> list[bool]:
 # -- the join ----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ["complete", "complete_many", "mixed"])
 def test_the_last_two_dependencies_completing_at_once_reach_the_join_exactly_once(
     dsn: str, db: Conn, how: str
@@ -121,6 +122,7 @@ def test_the_last_two_dependencies_completing_at_once_reach_the_join_exactly_onc
             assert claim_all(db, "j", "wj2") == {}
 
 
+@pytest.mark.slow
 def test_a_wide_fan_in_completed_by_eight_connections_at_once_reaches_the_join_once(dsn: str, db: Conn) -> None:
     leaves = [f"l{i}" for i in range(8)]
     define(db, "fan", [{"name": "root"}, *({"name": n, "deps": ["root"]} for n in leaves),
@@ -165,6 +167,7 @@ def test_a_discard_racing_the_last_completion_never_reaches_the_join(dsn: str, d
 # -- batches that cross parent and child runs ------------------------------------------
 
 
+@pytest.mark.slow
 def test_complete_many_batches_crossing_parent_and_child_runs_never_deadlock(dsn: str, db: Conn) -> None:
     """Two workers each report a batch holding a child run's step and another
     tree's parent step. Locking runs by run id (a child locks its parent first)

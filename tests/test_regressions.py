@@ -387,6 +387,7 @@ def test_a_big_crash_is_recovered_in_bounded_ticks(db: Conn) -> None:
     assert row is not None and row["n"] == 150
 
 
+@pytest.mark.slow
 def test_a_live_worker_reclaims_and_runs_a_stranded_step_on_its_own_tick(dsn: str, db: Conn) -> None:
     """No pg_cron: the surviving worker's poll-interval tick is the recovery."""
     wf = Workflow("stranded")

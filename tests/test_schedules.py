@@ -249,6 +249,7 @@ def report_runs(client: Client) -> list[Any]:
     return [client.get_run(r.id) for r in client.list_runs(workflow="report", limit=100)]
 
 
+@pytest.mark.slow
 def test_a_worker_process_fires_its_schedule_and_a_restart_keeps_it_paused(
     dsn: str, tmp_path: Path, procs: list[Proc]
 ) -> None:

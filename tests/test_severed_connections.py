@@ -15,6 +15,7 @@ import time
 from typing import Any
 
 import psycopg
+import pytest
 from helpers import assert_consistent, start, wait_for
 
 from cyclone_py import Worker, Workflow
@@ -29,6 +30,7 @@ LEASE_TTL = 3.0
 POLL = 0.3
 
 
+@pytest.mark.slow
 def test_a_drain_under_severed_connections_loses_nothing_and_resumes_at_once(
         dsn: str, client: Client, workers: list[Worker]) -> None:
     done: list[int] = []

@@ -29,6 +29,9 @@ from psycopg.rows import dict_row
 
 from cyclone_py import Client, cli, db, errors, shards
 
+# A router and shards deployed with sqitch, thousands of runs through them.
+pytestmark = pytest.mark.slow
+
 PARTITIONS = 4
 RUNS = 2000
 
@@ -276,6 +279,7 @@ def two_clusters() -> Iterator[list[db.EmbeddedCluster]]:
         shutil.rmtree(home, ignore_errors=True)
 
 
+@pytest.mark.cluster
 def test_a_stopped_shard_fails_only_its_own_calls_and_loses_nothing(
         embedded_db: db.EmbeddedCluster, two_clusters: list[db.EmbeddedCluster], tmp_path: Path) -> None:
     for c in two_clusters:

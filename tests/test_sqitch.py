@@ -12,6 +12,9 @@ import pytest
 
 from cyclone_py import db
 
+# Each deploys and reverts the whole plan with sqitch: 10 to 25 s a test.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def empty_db(embedded_db: db.EmbeddedCluster) -> Iterator[str]:

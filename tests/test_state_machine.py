@@ -823,6 +823,7 @@ class EngineMachine(RuleBasedStateMachine):
                 assert step.child is not None and row[6] == step.child.id, row
 
 
+@pytest.mark.slow
 def test_random_call_sequences_keep_the_engine_consistent_and_as_modelled(
         embedded_db: db.EmbeddedCluster, template_db: str) -> None:
     EngineMachine.cluster = embedded_db

@@ -68,6 +68,7 @@ def test_runs_many_workflows_to_completion(dsn: str, client: Client, workers: li
         assert (run.state, run.output) == ("completed", {"b": 2 * i})
 
 
+@pytest.mark.slow
 def test_heartbeat_keeps_a_long_handler_alive(dsn: str, client: Client, workers: list[Worker]) -> None:
     wf = Workflow("long")
 
@@ -417,6 +418,7 @@ def _largest_claim(conn: psycopg.Connection[Any], run_ids: list[Any]) -> int:
     return int(row[0])
 
 
+@pytest.mark.slow
 def test_adaptive_prefetch_claims_big_batches_for_short_handlers(
     dsn: str, client: Client, conn: psycopg.Connection[Any], workers: list[Worker]
 ) -> None:
@@ -445,6 +447,7 @@ def test_adaptive_prefetch_stays_at_concurrency_for_slow_handlers(
     assert _largest_claim(conn, ids) <= 4  # two running plus a buffer of two
 
 
+@pytest.mark.slow
 def test_finished_steps_are_not_kept_alive_by_their_timers(
     dsn: str, client: Client, workers: list[Worker]
 ) -> None:
@@ -608,6 +611,7 @@ def _service(workflow: str) -> Workflow:
     return wf
 
 
+@pytest.mark.slow
 def test_two_services_sharing_a_handler_name_never_take_each_others_steps(
     workers: list[Worker], dsn: str, client: Client
 ) -> None:

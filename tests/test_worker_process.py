@@ -18,6 +18,9 @@ from helpers import wait_for
 from cyclone_py import Worker, Workflow, errors
 from cyclone_py.client import Client, StepRow
 
+# Workers as processes of their own, killed and drained.
+pytestmark = pytest.mark.slow
+
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
 

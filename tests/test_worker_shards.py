@@ -90,6 +90,7 @@ def backlog(client: Client, n: int, seconds: float) -> None:
     client.submit_many("crashy", [{"mode": "sleep", "seconds": seconds}] * n)
 
 
+@pytest.mark.slow
 def test_one_worker_drains_both_databases_and_its_dsns_win(
     dsn: str, dsn_b: str, clients: tuple[Client, Client], tmp_path: Path, procs: list[Worker]
 ) -> None:
@@ -107,6 +108,7 @@ def test_one_worker_drains_both_databases_and_its_dsns_win(
     assert "Traceback" not in text and "unavailable" not in text
 
 
+@pytest.mark.slow
 def test_both_databases_get_a_fair_share_of_the_handlers_and_sigterm_drains_both(
     dsn: str, dsn_b: str, clients: tuple[Client, Client], tmp_path: Path, procs: list[Worker]
 ) -> None:
@@ -125,6 +127,7 @@ def test_both_databases_get_a_fair_share_of_the_handlers_and_sigterm_drains_both
         assert left.get("completed", 0) + left.get("available", 0) == 40, left
 
 
+@pytest.mark.slow
 def test_a_database_that_goes_away_does_not_stop_the_other(
     dsn: str, dsn_b: str, clients: tuple[Client, Client], tmp_path: Path, procs: list[Worker],
     embedded_db: db.EmbeddedCluster,

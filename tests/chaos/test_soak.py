@@ -68,7 +68,8 @@ from helpers import assert_consistent
 from cyclone_py import db as cyclone_db
 from cyclone_py.client import Client
 
-pytestmark = pytest.mark.slow
+# Minutes at scale 1 and more, with PostgreSQL crash-restarted under load.
+pytestmark = [pytest.mark.slow, pytest.mark.cluster]
 
 TESTS = Path(__file__).resolve().parent.parent
 ROOT = TESTS.parent
