@@ -251,7 +251,9 @@ REVOKE ALL ON FUNCTION cyclone._unordered_nodes(integer,integer[],integer[]) FRO
 -- child node of a run is reached unless a failure stops the run, so a cycle here is a
 -- recursion that only the 32-level bound would stop, after 32 failed runs (issue 30,
 -- finding 12). Linear in the workflows reached and their nodes; a cycle is named by
--- walking back from the first unordered workflow by name to a workflow seen twice.
+-- walking back from the first unordered workflow by name to a workflow seen twice. A
+-- workflow with no child node answers at once (one jsonpath test): the advance asks
+-- before every child run, and most child workflows have none.
 -- Called by define_workflow (22023 for a cycle through the new definition) and by the
 -- DAG advance before it starts a child run (_advance, 22_advance.sql: child_failed).
 CREATE OR REPLACE FUNCTION cyclone._child_cycle(p_workflow text, p_definition jsonb)
@@ -268,6 +270,11 @@ DECLARE
     v_path int[];
     v_at int;
 BEGIN
+    -- Most child workflows have no child node of their own: no cycle can start there.
+    IF NOT coalesce(coalesce(p_definition, (SELECT w.definition FROM cyclone.cyclone_workflows w WHERE w.name = p_workflow))
+                    @? '$.nodes[*] ? (@.kind == "child")', false) THEN
+        RETURN NULL;
+    END IF;
     WITH RECURSIVE reach(name) AS (
         SELECT p_workflow
         UNION
