@@ -285,6 +285,21 @@ class StepError:
     worker: str | None
     discarded: bool
     at: datetime
+    #: Characters of the whole error when a read cut it (``error_history``); None: ``error`` is whole.
+    length: int | None = None
+
+
+@dataclass(frozen=True)
+class StepOutline:
+    """A ``cyclone_v_steps`` row without its payloads or error: what a run's
+    picture and the index of its steps need, whatever the payloads weigh."""
+
+    id: int
+    node: str
+    kind: str
+    state: str
+    deps: list[str]
+    child_run_id: UUID | None
 
 
 @dataclass(frozen=True)
@@ -1422,14 +1437,48 @@ class Client:
         last = rows[-1] if rows else None
         return Page(rows, (last.completed_at, last.id) if more and last and last.completed_at else None)
 
-    def run_steps(self, run_id: RunId) -> list[StepDetail]:
+    def run_steps(self, run_id: RunId, ids: Sequence[int] | None = None) -> list[StepDetail]:
         """Every step of a run with its edges, lease, wait and payloads, in
-        order of creation (``cyclone_v_steps``)."""
+        order of creation (``cyclone_v_steps``); only the steps ``ids`` when
+        given (a page of a run's steps)."""
         return self._rows(
             StepDetail,
-            f"SELECT {_DETAIL_COLUMNS} FROM cyclone.cyclone_v_steps WHERE run_id = %s ORDER BY id",
+            f"SELECT {_DETAIL_COLUMNS} FROM cyclone.cyclone_v_steps WHERE run_id = %(run)s "
+            "AND (%(ids)s::bigint[] IS NULL OR id = ANY (%(ids)s)) ORDER BY id",
+            {"run": _uuid(run_id), "ids": None if ids is None else list(ids)},
+        )
+
+    def step_outline(self, run_id: RunId) -> list[StepOutline]:
+        """Every step of a run without its payloads or error, in order of
+        creation (``cyclone_v_steps``): a run's picture and its pages of steps."""
+        return self._rows(
+            StepOutline,
+            "SELECT id, node, kind, state, deps, child_run_id FROM cyclone.cyclone_v_steps "
+            "WHERE run_id = %s ORDER BY id",
             (_uuid(run_id),),
         )
+
+    def error_history(self, run_id: RunId, *, before: Cursor | None = None, limit: int = 50,
+                      chars: int = 2000) -> Page[StepError]:
+        """A page of the errors a run's steps were given (``cyclone_step_errors``),
+        newest first (by id, the order they were written); ``before`` is the
+        previous page's ``next``. Each error is its last ``chars`` characters,
+        with its whole ``length``: a page weighs the same whatever the errors
+        do (the ids are chosen first, and only the page's errors are read)."""
+        n = _page_limit(limit)
+        rows = self._rows(
+            StepError,
+            "SELECT e.id, e.run_id, e.step_id, e.node, e.attempt, e.error_kind, right(e.error, %(chars)s) AS error, "
+            "e.worker, e.discarded, e.at, length(e.error) AS length FROM ("
+            "  SELECT id FROM cyclone.cyclone_step_errors WHERE run_id = %(run)s "
+            "  AND (%(id)s::bigint IS NULL OR id < %(id)s) ORDER BY id DESC LIMIT %(lim)s"
+            ") page JOIN cyclone.cyclone_step_errors e ON e.id = page.id ORDER BY e.id DESC",
+            {"run": _uuid(run_id), "id": None if before is None else int(before[1]), "lim": n + 1,
+             "chars": max(0, int(chars))},
+        )
+        more = len(rows) > n
+        rows = rows[:n]
+        return Page(rows, (rows[-1].at, rows[-1].id) if more else None)
 
     def audit(self, run_id: RunId) -> list[AuditRow]:
         """The audit trail of a run, oldest first (``cyclone_v_audit``)."""
