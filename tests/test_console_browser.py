@@ -9,13 +9,20 @@ whose node name and error hold ``<script>`` shows them as text. The test
 saves screenshots of the overview, the run page and the dead letters into
 ``.cyclone/screenshots/`` (ignored); ``make screenshots`` copies them to
 ``docs/console/``.
+
+And the attack of issue 30 (finding 4): a page served from another port of
+127.0.0.1 sets the console's CSRF cookie with ``document.cookie`` and posts
+the cancel form with the same value; the run must keep running, and the
+console's own form still cancels it.
 """
 
 from __future__ import annotations
 
 import shutil
+import threading
 import time
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -148,3 +155,65 @@ def test_the_console_in_a_browser(dsn: str, client: Client, workers: list[Worker
     expect(page.locator("figure.dag svg text").first).to_have_text(HOSTILE_NODE)
     assert page.locator("main script, main img").count() == 0
     time.sleep(0.2)  # a script that ran would have raised its alert by now (the fixture checks)
+
+
+TOSSED = "tossed-by-the-attacker-page-0123456789"
+
+
+def attacker(console_url: str, run: object) -> Iterator[str]:
+    """A page on another port of 127.0.0.1 that sets the console's CSRF cookie
+    (cookies do not keep ports apart) and posts the console's cancel form with
+    the same value as its token: the double submit the console trusted."""
+    body = f"""<!doctype html><title>win a prize</title>
+<form id="f" method="post" action="{console_url}/runs/{run}/cancel">
+<input name="csrf" value="{TOSSED}"><input name="reason" value="tossed"></form>
+<script>
+document.cookie = "cyclone_ui_csrf={TOSSED}; path=/";
+document.getElementById("f").submit();
+</script>""".encode()
+
+    class Page(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_page_of_another_port_cannot_cancel_a_run_by_tossing_the_csrf_cookie(
+        dsn: str, client: Client, start_ui: type[UI], page: Page) -> None:
+    for name, definition in app.definitions():
+        client.define_workflow(name, definition)
+    run = client.submit("approval", {"amount": 120})
+    ui = start_ui(dsn, "--allow-actions")
+    for evil in attacker(ui.url, run):
+        assert evil.rsplit(":", 1)[1] != ui.url.rsplit(":", 1)[1]
+        page.goto(evil)  # a fresh browser: no console cookie yet
+        page.wait_for_url(f"{ui.url}/runs/{run}/cancel")
+        expect(page.locator("h1")).to_have_text("Error 403")
+        expect(page.locator(".error-line")).to_contain_text("another origin")
+        cookies = {c["name"]: c["value"] for c in page.context.cookies(ui.url)}
+        assert cookies["cyclone_ui_csrf"] == TOSSED  # the toss worked; it bought nothing
+    assert client.get_run(run).state == "running" and client.audit(run) == []
+
+    # The console's own form, in the same browser (the tossed cookie still set), cancels it.
+    page.goto(f"{ui.url}/runs/{run}")
+    form = page.locator(f'form[action="/runs/{run}/cancel"]')
+    form.locator('input[name="reason"]').fill("a real cancel")
+    form.locator("button").click()
+    expect(page.locator(".notice.ok")).to_have_text("cancelled")
+    assert client.get_run(run).state == "cancelled"
+    assert [(a.action, a.reason) for a in client.audit(run)] == [("cancel", "a real cancel")]

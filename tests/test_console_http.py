@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import html
 import re
+import time
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -112,6 +114,102 @@ def test_actions_need_the_csrf_token_of_the_cookie(dsn: str, client: Client, fai
         other.get("/")
         refused(other.post(f"/runs/{failed}/retry", data={**data, "csrf": token}), 403, "CSRF")
     assert client.get_run(failed).state == "failed" and client.audit(failed) == []
+
+
+def test_a_tossed_csrf_cookie_is_worth_nothing(dsn: str, client: Client, failed: uuid.UUID,
+                                               start_ui: type[UI]) -> None:
+    """Issue 30, finding 4: a page of another port of the host set the
+    ``cyclone_ui_csrf`` cookie (cookies do not keep ports apart) and posted the
+    same value as the form's token, and the run was cancelled. The token is
+    now an HMAC of the cookie's value under the console's secret: a value a
+    page chose has no token but the one only the console can make."""
+    ui = start_ui(dsn, "--allow-actions")
+    chosen = "tossed-by-another-port-" + "x" * 20
+    with http(ui, cookies={"cyclone_ui_csrf": chosen}) as h:
+        page = h.get(f"/runs/{failed}")
+        assert page.status_code == 200 and "set-cookie" not in page.headers  # the tossed value is kept...
+        token = csrf_of(page)
+        assert token != chosen
+        for forged in (chosen, "", token[:-1]):
+            refused(h.post(f"/runs/{failed}/retry", data={"csrf": forged, "node": "charge"}), 403, "CSRF")
+    assert client.audit(failed) == []
+    with http(ui, cookies={"cyclone_ui_csrf": chosen}) as h:  # ...and only its signed token acts
+        assert h.post(f"/runs/{failed}/retry", data={"csrf": token, "node": "charge"}).status_code == 200
+    assert [a.action for a in client.audit(failed)] == ["retry"]
+
+
+def test_a_csrf_token_is_good_only_for_the_actor_it_was_made_for(dsn: str, client: Client, failed: uuid.UUID,
+                                                                  start_ui: type[UI]) -> None:
+    """Bob has a token of his own: his cookie and form token, tossed into
+    Alice's browser, do not act as Alice."""
+    alice, bob = "alice-secret-token-0001", "bob-secret-token-00002"
+    ui = start_ui(dsn, "--allow-actions", env={"CYCLONE_UI_TOKEN": f"alice:{alice},bob:{bob}"})
+    with http(ui, headers={"Authorization": f"Bearer {bob}"}) as h:
+        page = h.get(f"/runs/{failed}")
+        nonce, token = h.cookies["cyclone_ui_csrf"], csrf_of(page)
+    with http(ui, headers={"Authorization": f"Bearer {alice}"}, cookies={"cyclone_ui_csrf": nonce}) as h:
+        refused(h.post(f"/runs/{failed}/retry", data={"csrf": token, "node": "charge"}), 403, "CSRF")
+    with http(ui, headers={"Authorization": f"Bearer {bob}"}, cookies={"cyclone_ui_csrf": nonce}) as h:
+        assert h.post(f"/runs/{failed}/retry", data={"csrf": token, "node": "charge"}).status_code == 200
+    assert [a.actor.split(" via ")[0] for a in client.audit(failed)] == ["bob"]
+
+
+def test_a_form_from_another_origin_is_refused_with_a_page_that_says_why(dsn: str, client: Client,
+                                                                          start_ui: type[UI]) -> None:
+    """Every POST is checked against the console's own origin: ``Origin``
+    (another port is another origin), else ``Sec-Fetch-Site``; with the right
+    CSRF token still."""
+    define(client)
+    run = run_to(client, "approval")
+    ui = start_ui(dsn, "--allow-actions")
+    port = ui.url.rsplit(":", 1)[1]
+    with http(ui) as h:
+        token = csrf_of(h.get(f"/runs/{run}"))
+        for headers, words in [
+            ({"Origin": "http://127.0.0.1:1"}, "'http://127.0.0.1:1', not of this console (http://127.0.0.1:" + port),
+            ({"Origin": f"http://localhost:{port}"}, "another origin"),
+            ({"Origin": f"https://127.0.0.1:{port}"}, "another origin"),
+            ({"Origin": "null"}, "no origin ('null')"),
+            ({"Origin": "null", "Sec-Fetch-Site": "cross-site"}, "'cross-site' (Sec-Fetch-Site)"),
+            ({"Sec-Fetch-Site": "same-site"}, "'same-site' (Sec-Fetch-Site)"),
+            ({"Sec-Fetch-Site": "cross-site"}, "'cross-site' (Sec-Fetch-Site)"),
+            ({"Origin": "http://127.0.0.1:1", "Sec-Fetch-Site": "same-origin"}, "another origin"),
+        ]:
+            refused(h.post(f"/runs/{run}/pause", data={"csrf": token}, headers=headers), 403, words)
+        assert client.get_run(run).state == "running" and client.audit(run) == []
+        assert h.post(f"/runs/{run}/pause", data={"csrf": token},
+                      headers={"Origin": f"http://127.0.0.1:{port}"}).status_code == 200
+        assert h.post(f"/runs/{run}/resume", data={"csrf": token},
+                      headers={"Sec-Fetch-Site": "same-origin"}).status_code == 200
+        assert h.post(f"/runs/{run}/pause", data={"csrf": token},
+                      headers={"Origin": "null", "Sec-Fetch-Site": "same-origin"}).status_code == 200
+        assert h.get(f"/runs/{run}").headers["referrer-policy"] == "same-origin"  # Origin: null otherwise
+    assert [a.action for a in client.audit(run)] == ["pause", "resume", "pause"]
+
+
+def test_behind_a_trusted_proxy_the_origin_is_the_forwarded_host(dsn: str, client: Client,
+                                                                 start_ui: type[UI]) -> None:
+    define(client)
+    run = run_to(client, "approval")
+    ui = start_ui(dsn, "--allow-actions", "--proxy-user-header", "X-Forwarded-User")
+    proxied = {"X-Forwarded-User": "carol", "X-Forwarded-Host": "console.example", "X-Forwarded-Proto": "https"}
+    with http(ui, headers=proxied) as h:
+        token = csrf_of(h.get(f"/runs/{run}"))
+        refused(h.post(f"/runs/{run}/pause", data={"csrf": token}, headers={"Origin": "https://evil.example"}),
+                403, "not of this console (https://console.example)")
+        assert h.post(f"/runs/{run}/pause", data={"csrf": token},
+                      headers={"Origin": "https://console.example"}).status_code == 200
+    assert [a.actor.split(" via ")[0] for a in client.audit(run)] == ["carol"]
+
+
+def test_a_login_form_from_another_origin_is_refused(dsn: str, start_ui: type[UI]) -> None:
+    secret = "the-only-token-of-this-console"
+    ui = start_ui(dsn, env={"CYCLONE_UI_TOKEN": secret})
+    with http(ui) as h:
+        refused(h.post("/login", data={"token": secret}, headers={"Origin": "http://127.0.0.1:1"}), 403,
+                "another origin")
+        assert "cyclone_ui_token" not in h.cookies
+        assert h.post("/login", data={"token": secret}).status_code == 303
 
 
 def test_each_action_calls_its_function_and_names_the_actor(dsn: str, client: Client, failed: uuid.UUID,
@@ -253,6 +351,46 @@ def test_cyclone_ui_token_names_the_actor_and_a_trusted_proxy_header_does_too(
         token = csrf_of(h.get(f"/runs/{other}"))
         assert h.post(f"/runs/{other}/pause", data={"csrf": token}).status_code == 200
     assert [a.actor for a in client.audit(other)] == [f"carol@example via {role}"]
+
+
+def test_the_token_is_never_logged(dsn: str, start_ui: type[UI]) -> None:
+    """Issue 30, finding 9: at ``--log-level debug`` uvicorn's access log wrote
+    each request's URL, ``?token=SECRET`` and all."""
+    secret = "a-token-that-must-not-be-logged"
+    ui = start_ui(dsn, "--log-level", "debug", env={"CYCLONE_UI_TOKEN": f"dana:{secret}"})
+    with http(ui) as h:
+        assert h.get(f"/?token={secret}").status_code == 303
+        assert h.get(f"/runs?state=failed&token={secret}&workflow=x").status_code == 303
+        assert h.get("/?token=wrong-token-also-secret").status_code == 401
+        assert h.get("/runs?state=failed").status_code == 200
+    time.sleep(0.3)
+    ui.stop()
+    log = "\n".join(ui.output)
+    assert '"GET /runs?state=failed HTTP/1.1" 200' in log, log[-2000:]  # the access log is on
+    assert "GET /?token=[redacted] HTTP/1.1" in log and "&token=[redacted]&workflow=x" in log
+    assert secret not in log and "wrong-token-also-secret" not in log
+
+
+def test_static_files_are_the_packages_two_served_to_anyone(dsn: str, start_ui: type[UI]) -> None:
+    """``/static`` is outside the token's gate: the login page needs its
+    stylesheet. What it serves is a fixed list, the package's two files (the
+    same for every console, nothing of this one's), nothing else under it."""
+    from cyclone_py.console import app as console_app
+
+    static = Path(console_app.__file__).parent / "static"
+    assert sorted(p.name for p in static.iterdir()) == sorted(console_app.STATIC) == ["console.css", "console.js"]
+    secret = "a-token-for-the-pages-only"
+    ui = start_ui(dsn, env={"CYCLONE_UI_TOKEN": secret})
+    with http(ui) as h:
+        login = h.get("/")
+        assert login.status_code == 401 and 'href="/static/console.css"' in login.text
+        for name, kind in console_app.STATIC.items():
+            got = h.get(f"/static/{name}")
+            assert got.status_code == 200 and got.headers["content-type"] == kind
+            assert got.content == (static / name).read_bytes() and secret.encode() not in got.content
+        for path in ("/static/", "/static/app.py", "/static/..%2fapp.py", "/static/..%2f..%2fapp.py",
+                     "/static/console.css/x", "/static/CONSOLE.CSS", "/static/templates"):
+            assert h.get(path).status_code == 404, path
 
 
 @pytest.mark.parametrize("value, message", [
@@ -422,9 +560,10 @@ def test_hostile_signal_payloads_are_one_line_400s_and_deliver_nothing(
 def test_a_huge_error_is_shown_by_its_end_and_bounded(dsn: str, client: Client, start_ui: type[UI]) -> None:
     """A handler's error of 2,000,000 characters is stored cut to 64,000 and a
     marker (the engine keeps a text over 65,536 characters by its first and
-    last 32,000): the run page shows each place it appears (the run's error,
-    its step, the step's error history) by its last 10,000 characters, saying
-    how many came before."""
+    last 32,000): the run page shows the run's error by its last 10,000
+    characters, and the step's and the error history's by their last 2,000,
+    each saying how many came before; the history's links to the error's own
+    page, which shows it whole."""
     define(client)
     error = "<script>alert('start')</script>" + "E" * 2_000_000 + "\nRuntimeError: the <b>last</b> line"
     run = run_to(client, "shop", "charge", error)
@@ -434,11 +573,36 @@ def test_a_huge_error_is_shown_by_its_end_and_bounded(dsn: str, client: Client, 
     with http(ui) as h:
         page = h.get(f"/runs/{run}")
         dead = h.get("/dead-letters")
-    assert page.status_code == 200 and len(page.text) < 60_000, len(page.text)
-    assert page.text.count(f"… {len(stored) - 10_000} earlier characters not shown") == 3
+        [(link, eid)] = set(re.findall(r'<a class="whole" href="(/runs/[^/]+/errors/(\d+))">', page.text))
+        whole = h.get(link)
+        assert h.get(f"/runs/{run}/errors/{int(eid) + 1}").status_code == 404
+        refused(h.get(f"/runs/{run}/errors/x"), 400, "the error id is not a whole number")
+        refused(h.get(f"/runs/{uuid.uuid4()}/errors/{eid}"), 404, "has no error")
+    assert page.status_code == 200 and len(page.text) < 30_000, len(page.text)
+    assert page.text.count(f"… {len(stored) - 10_000} earlier characters not shown") == 1
+    assert page.text.count(f"… {len(stored) - 2_000} earlier characters not shown") == 2
     assert page.text.count("RuntimeError: the &lt;b&gt;last&lt;/b&gt; line") == 3
     assert "alert('start')" not in page.text and page.text.count("<script") == 1
     assert dead.status_code == 200 and len(dead.text) < 60_000
+    assert whole.status_code == 200 and "earlier characters not shown" not in whole.text
+    assert stored in html.unescape(whole.text) and whole.text.count("<script") == 1
+
+
+def test_a_value_too_deep_to_decode_is_an_error_page_and_the_rest_answers(
+        dsn: str, client: Client, conn: psycopg.Connection[tuple[object, ...]], start_ui: type[UI]) -> None:
+    """A value stored before the engine bounded JSON's depth (issue 30, finding
+    1: a run page was a bare 500): the client's one line, naming the run and
+    the column, with 502 (the database gave what the console cannot read; the
+    request was fine); every other page answers."""
+    define(client)
+    run = run_to(client, "approval")
+    deep = '{"a": ' + "[" * 5000 + "]" * 5000 + "}"
+    conn.execute("UPDATE cyclone.cyclone_runs SET input = %s::jsonb WHERE id = %s", (deep, run))
+    ui = start_ui(dsn)
+    with http(ui) as h:
+        refused(h.get(f"/runs/{run}"), 502, f"cannot read the input of run {run}: it is nested deeper than")
+        for path in ("/", "/runs", "/dead-letters", f"/runs?id={str(run)[:8]}"):
+            assert h.get(path).status_code == 200, path
 
 
 def test_html_in_the_names_of_workflows_nodes_limits_schedules_and_workers_comes_back_as_text(

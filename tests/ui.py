@@ -20,7 +20,8 @@ TESTS = ROOT / "tests"
 
 class UI:
     """``cyclone ui --listen HOST:0 ARGS`` on ``dsn``: ``url`` is the address it
-    printed, ``lines`` what it printed before serving; ``stop()`` ends it."""
+    printed, ``lines`` what it printed before serving, ``output`` all it printed
+    so far (its log too); ``stop()`` ends it."""
 
     def __init__(self, dsn: str, *args: str, listen: str = "127.0.0.1:0",
                  env: Mapping[str, str] | None = None) -> None:
@@ -30,6 +31,7 @@ class UI:
             [sys.executable, "-m", "cyclone_py.cli", "--dsn", dsn, "ui", "--listen", listen, *args],
             env=full, cwd=str(ROOT), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.lines: list[str] = []
+        self.output: list[str] = []
         assert self.p.stdout is not None
         lines: queue.Queue[str | None] = queue.Queue()
         self._reader = threading.Thread(target=self._read, args=(lines,), daemon=True)
@@ -57,6 +59,7 @@ class UI:
     def _read(self, lines: queue.Queue[str | None]) -> None:
         assert self.p.stdout is not None
         for line in self.p.stdout:
+            self.output.append(line.rstrip("\n"))
             lines.put(line.rstrip("\n"))
         lines.put(None)
 

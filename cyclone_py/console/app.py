@@ -12,26 +12,37 @@ Security (docs/console.md):
   required on every page: ``Authorization: Bearer``, the ``cyclone_ui_token``
   cookie, or ``?token=`` once (answered by a redirect that sets the cookie);
 - without a token, only a loopback ``Host`` is answered (no DNS rebinding);
-- actions exist only with ``allow_actions``; each is a POST whose form carries
-  the CSRF token of the ``cyclone_ui_csrf`` cookie (double submit);
+- actions exist only with ``allow_actions``; each is a POST that must come
+  from the console's own origin (``Origin``, else ``Sec-Fetch-Site``) and
+  whose form carries the CSRF token: an HMAC, under a secret of this process,
+  of the ``cyclone_ui_csrf`` cookie's random value and the actor, so a cookie
+  another page sets (cookies do not keep ports apart) is worth nothing;
 - the actor named to the audit trail is the token's name, or the user a
   trusted proxy names in ``proxy_user_header``, or the console's own user;
 - request bodies are bounded (``MAX_BODY``), every field is bounded, and a
-  bad value is a 400 page with one line.
+  bad value is a 400 page with one line; so is every page (the steps of a run
+  and its error history in pages, each error cut, the DAG bounded: graph.py);
+- an error of the client is a page with its one line and a status that fits
+  (``status_of``), an unexpected one a 500 page (logged without the query
+  string: a ``?token=`` is never logged, server.py).
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import hmac
+import importlib.resources
 import ipaddress
 import json
+import logging
 import secrets
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 from uuid import UUID
 
 from jinja2 import Environment, PackageLoader, select_autoescape
@@ -40,8 +51,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
-from starlette.routing import Mount, Route
-from starlette.staticfiles import StaticFiles
+from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from cyclone_py import errors
@@ -61,16 +71,29 @@ PAGE_SIZE = 50
 #: Characters of a payload shown before it is folded, and at most.
 FOLD_CHARS = 2000
 SHOW_CHARS = 100_000
-#: Characters of one error a page shows: its end (a traceback's last lines).
+#: Characters of the run's error its page shows: its end (a traceback's last lines).
 ERROR_CHARS = 10_000
-#: Steps of one run explained (explain_step, all in one statement).
-EXPLAINED = 100
+#: Characters of each error in a list (the step table, the error history), and
+#: of each step's payload in the step table (the error's page shows it whole).
+LIST_ERROR_CHARS = 2_000
+STEP_SHOW_CHARS = 10_000
+#: Steps, and errors of the error history, on one page of a run.
+STEP_PAGE = 50
+ERROR_PAGE = 50
+#: Operator actions a run page lists (the newest).
+AUDIT_SHOWN = 100
 #: Seconds between two refreshes of the overview.
 REFRESH_SECONDS = 5
 
 TOKEN_COOKIE = "cyclone_ui_token"
 CSRF_COOKIE = "cyclone_ui_csrf"
 CSRF_FIELD = "csrf"
+
+#: The console's two static files, served to anyone (no token): they are the
+#: package's own, the same for every console, and the login page needs them.
+STATIC = {"console.css": "text/css; charset=utf-8", "console.js": "text/javascript; charset=utf-8"}
+
+logger = logging.getLogger(__name__)
 
 #: The actions and the SQL function each one calls.
 ACTION_FUNCTIONS = {
@@ -84,8 +107,10 @@ ACTION_FUNCTIONS = {
     "resume-schedule": "resume_schedule",
 }
 
+#: A client error's status. UndecodableValue: 502, the answer of a gateway whose
+#: upstream (the database) gave a value it cannot use; the request was fine.
 _STATUS = ((errors.NotFound, 404), (errors.WrongState, 409), (errors.InvalidArgument, 400),
-           (errors.PermissionDenied, 403), (errors.DatabaseUnavailable, 503))
+           (errors.PermissionDenied, 403), (errors.DatabaseUnavailable, 503), (errors.UndecodableValue, 502))
 
 _CSP = ("default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; "
         "form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
@@ -121,6 +146,9 @@ class Settings:
     local_actor: str = "console"
     page_size: int = PAGE_SIZE
     refresh_seconds: int = REFRESH_SECONDS
+    #: The key CSRF tokens are signed with; empty: a random one per process
+    #: (a restarted console asks for a reload before an action).
+    secret: bytes = b""
 
 
 @dataclass
@@ -219,25 +247,26 @@ class Payload:
     cut: int
 
     @classmethod
-    def of(cls, value: Any) -> Payload:
+    def of(cls, value: Any, chars: int = SHOW_CHARS) -> Payload:
         full = json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True, default=str)
-        cut = max(0, len(full) - SHOW_CHARS)
-        return cls(full[:SHOW_CHARS], len(full) > FOLD_CHARS, cut)
+        cut = max(0, len(full) - chars)
+        return cls(full[:chars], len(full) > FOLD_CHARS, cut)
 
 
 @dataclass(frozen=True)
 class ErrorText:
-    """An error as a page shows it: its last ``ERROR_CHARS`` characters, and how
-    many came before (an error is as long as a handler made it)."""
+    """An error as a page shows it: its last ``chars`` characters, and how
+    many came before (``length``: the whole error's, when a read already cut
+    it: client.error_history)."""
 
     text: str
     cut: int
 
     @classmethod
-    def of(cls, value: str | None) -> ErrorText:
+    def of(cls, value: str | None, chars: int = ERROR_CHARS, length: int | None = None) -> ErrorText:
         full = value or ""
-        cut = max(0, len(full) - ERROR_CHARS)
-        return cls(full[cut:], cut)
+        shown = full[len(full) - chars:] if len(full) > chars else full
+        return cls(shown, max(length or 0, len(full)) - len(shown))
 
 
 def _environment() -> Environment:
@@ -248,6 +277,10 @@ def _environment() -> Environment:
     env.filters["delta"] = partial(fmt_duration, empty="", full=True)
     env.filters["payload"] = Payload.of
     env.filters["error_text"] = ErrorText.of
+    env.globals["error_chars"] = ERROR_CHARS
+    env.globals["list_error_chars"] = LIST_ERROR_CHARS
+    env.globals["step_show_chars"] = STEP_SHOW_CHARS
+    env.globals["show_chars"] = SHOW_CHARS
     env.filters["last_line"] = last_line
     env.globals["run_states"] = RUN_STATES
     env.globals["discard_kinds"] = DISCARD_KINDS
@@ -333,25 +366,54 @@ class Console:
                          workflows=sorted(self.client.workflows()))
 
     def run(self, ctx: Ctx, status: int = 200) -> Response:
+        """A run's page, bounded whatever the run: its DAG from the steps'
+        outline (no payloads) and only when small enough (graph.py); its steps
+        ``STEP_PAGE`` at a time (``?steps=N``, with their payloads and
+        errors cut); its error history newest first, ``ERROR_PAGE`` at a time
+        (``?errors=CURSOR``), each error cut to its end, linked to its own page."""
         rid = run_id(ctx.request.path_params["run_id"])
+        q = ctx.request.query_params
         row = self.client.get_run_row(rid)
         run = self.client.get_run(rid)
-        steps = self.client.run_steps(rid)
+        outline = self.client.step_outline(rid)
+        pages = max(1, -(-len(outline) // STEP_PAGE))
+        number = integer(q.get("steps"), "the page of steps", low=1, high=pages, default=1)
+        first = (number - 1) * STEP_PAGE
+        shown = outline[first:first + STEP_PAGE]
+        steps = self.client.run_steps(rid, [s.id for s in shown]) if shown else []
         now = self.client.now()
-        waiting = [s for s in steps if s.state not in TERMINAL_STEP_STATES and s.state != "running"][:EXPLAINED]
+        waiting = [s for s in steps if s.state not in TERMINAL_STEP_STATES and s.state != "running"]
         why = self.client.explain_steps([s.id for s in waiting]) if waiting else {}
         explained = {s.node: why[s.id] for s in waiting if s.id in why}
-        nodes = [GraphNode(s.node, s.kind, s.deps) for s in steps]
-        states = {s.node: s.state for s in steps}
-        links = {s.node: f"/runs/{s.child_run_id}" for s in steps if s.child_run_id is not None}
-        links.update({s.node: f"#step-{i}" for i, s in enumerate(steps) if s.node not in links})
-        picture = self.layouts.render(nodes, states, links)
-        step_errors = self.client.step_errors(rid)
+        links = {}
+        for i, s in enumerate(outline):
+            on = i // STEP_PAGE + 1
+            links[s.node] = (f"/runs/{s.child_run_id}" if s.child_run_id is not None
+                             else f"#step-{i}" if on == number else f"/runs/{rid}?steps={on}#step-{i}")
+        picture = self.layouts.picture([GraphNode(s.node, s.kind, s.deps) for s in outline],
+                                       {s.node: s.state for s in outline}, links)
+        before = decode_cursor(q.get("errors"), numeric=True)
+        history = self.client.error_history(rid, before=before, limit=ERROR_PAGE, chars=LIST_ERROR_CHARS)
+        audit = self.client.audit(rid)
+        older_errors = None if history.next is None else f"/runs/{rid}?" + urlencode(
+            {"errors": encode_cursor(history.next)}) + "#errors"
         return self.page(
-            ctx, "run.html", status, row=row, run=run, steps=steps, now=now, explained=explained,
-            picture=picture, dot=self.layouts.available, errors=step_errors, audit=self.client.audit(rid),
-            can=self.can(), left=None if row.deadline_at is None else row.deadline_at - now,
+            ctx, "run.html", status, row=row, run=run, steps=steps, first=first, now=now, explained=explained,
+            picture=picture, count=len(outline), pages=pages, number=number, history=history,
+            older_errors=older_errors, errors_paged=before is not None, audit=audit[-AUDIT_SHOWN:],
+            audit_cut=max(0, len(audit) - AUDIT_SHOWN), can=self.can(),
+            left=None if row.deadline_at is None else row.deadline_at - now,
         )
+
+    def error(self, ctx: Ctx) -> Response:
+        """One error of a run's history, whole (its last ``SHOW_CHARS``
+        characters: the engine keeps at most 65,536)."""
+        rid = run_id(ctx.request.path_params["run_id"])
+        ident = integer(ctx.request.path_params["error_id"], "the error id", low=1, high=2**63 - 2, default=0)
+        page = self.client.error_history(rid, before=(datetime.now(UTC), ident + 1), limit=1, chars=SHOW_CHARS)
+        if not page.rows or page.rows[0].id != ident:
+            raise Refused(404, f"run {rid} has no error {ident}")
+        return self.page(ctx, "error_view.html", rid=rid, e=page.rows[0])
 
     def dead_letters(self, ctx: Ctx, status: int = 200, results: Sequence[Any] = ()) -> Response:
         q = ctx.request.query_params
@@ -482,7 +544,9 @@ def status_of(exc: errors.CycloneError) -> int:
 
 class BodyLimit:
     """ASGI middleware: a body over ``limit`` bytes is 413, declared or streamed;
-    and the headers every answer carries (CSP, no framing, no referrer)."""
+    and the headers every answer carries (CSP, no framing, a referrer only to
+    the console itself: ``no-referrer`` made a browser send ``Origin: null``
+    with the console's own forms, which the origin check must refuse)."""
 
     def __init__(self, app: ASGIApp, limit: int = MAX_BODY) -> None:
         self.app = app
@@ -516,7 +580,7 @@ class BodyLimit:
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", []))
                 headers += [(b"content-security-policy", _CSP.encode()), (b"x-frame-options", b"DENY"),
-                            (b"referrer-policy", b"no-referrer"), (b"x-content-type-options", b"nosniff"),
+                            (b"referrer-policy", b"same-origin"), (b"x-content-type-options", b"nosniff"),
                             (b"cache-control", b"no-store")]
                 message = {**message, "headers": headers}
             await send(message)
@@ -534,10 +598,65 @@ def _is_loopback_host(host: str) -> bool:
         return False
 
 
+def _origin(url: str) -> tuple[str, str, int] | None:
+    """An origin as (scheme, host, port), the port made explicit; None when
+    it is no http(s) origin (``null``, garbage)."""
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        return None
+    return parts.scheme.lower(), parts.hostname.lower(), port or (443 if parts.scheme.lower() == "https" else 80)
+
+
+def cross_origin(request: Request, trust_forwarded_host: bool) -> str | None:
+    """Why a state-changing request may not act, or None: its ``Origin`` must
+    be the console's own (the scheme it is served on and the ``Host`` asked
+    for; ``X-Forwarded-Host`` instead behind a trusted proxy). Without
+    ``Origin``, or with ``Origin: null`` (a browser's privacy settings, but a
+    sandboxed frame's too), ``Sec-Fetch-Site`` must say ``same-origin``, and
+    must be there for a ``null``. A request with neither header is no
+    browser's (browsers send ``Origin`` with every POST): it is left to the
+    CSRF token."""
+    host = (request.headers.get("x-forwarded-host") if trust_forwarded_host else None) \
+        or request.headers.get("host", "")
+    own = f"{request.url.scheme}://{host.split(',')[0].strip()}"
+    sent = request.headers.get("origin")
+    site = request.headers.get("sec-fetch-site")
+    if sent is not None and sent.strip() != "null":
+        if _origin(sent) is None or _origin(sent) != _origin(own):
+            return (f"refused: this form was sent by a page of {sent[:100]!r}, not of this console ({own[:100]}); "
+                    "a page of another origin (another port too) may not act here")
+        return None
+    if site is not None and site.strip().lower() != "same-origin":
+        return (f"refused: this form was sent from {site[:40]!r} (Sec-Fetch-Site), not from this console's "
+                "own pages: a page of another origin (another port too) may not act here")
+    if site is None and sent is not None:
+        return "refused: this form was sent by a page of no origin ('null'), not of this console"
+    return None
+
+
+def csrf_signer(secret: bytes) -> Callable[[str, str], str]:
+    """The form token of a cookie value and an actor: HMAC-SHA256 under
+    ``secret``, so only this console can make one, and a token is good only
+    with the cookie value and the actor it was made for."""
+
+    def sign(nonce: str, actor: str) -> str:
+        mac = hmac.new(secret, b"cyclone-ui-csrf\0" + nonce.encode() + b"\0" + actor.encode(), hashlib.sha256)
+        return base64.urlsafe_b64encode(mac.digest()).decode().rstrip("=")
+
+    return sign
+
+
 def create_app(client: Client, settings: Settings, layouts: Layouts | None = None) -> Starlette:
     """The console as an ASGI application."""
     console = Console(client, settings, layouts)
     tokens = dict(settings.tokens)
+    sign = csrf_signer(settings.secret or secrets.token_bytes(32))
+    static = {name: (importlib.resources.files("cyclone_py.console").joinpath("static", name).read_bytes(), kind)
+              for name, kind in STATIC.items()}
 
     def token_name(presented: str | None) -> str | None:
         if not presented:
@@ -550,24 +669,28 @@ def create_app(client: Client, settings: Settings, layouts: Layouts | None = Non
 
     def view(handler: Callable[[Ctx], Response], *, action: bool = False) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request) -> Response:
-            csrf = request.cookies.get(CSRF_COOKIE) or ""
-            fresh = len(csrf) < 32 or len(csrf) > 64
+            nonce = request.cookies.get(CSRF_COOKIE) or ""
+            fresh = not 32 <= len(nonce) <= 64
             if fresh:
-                csrf = secrets.token_urlsafe(32)
-            ctx = Ctx(request, None, settings.local_actor, csrf)
+                nonce = secrets.token_urlsafe(32)
+            ctx = Ctx(request, None, settings.local_actor, "")
             try:
-                response = await guarded(request, ctx, handler, action)
+                response = await guarded(request, ctx, nonce, handler, action)
             except Refused as exc:
                 response = console.error_page(ctx, exc.status, str(exc))
             except BadRequest as exc:
                 response = console.error_page(ctx, 400, str(exc))
+            except Exception:  # noqa: BLE001  (a page, never a traceback; the log has it, without the query)
+                logger.exception("console: %s %s failed", request.method, request.url.path)
+                response = console.error_page(ctx, 500, "the console failed to answer this page (its log says why)")
             if fresh:
-                response.set_cookie(CSRF_COOKIE, csrf, httponly=True, samesite="strict")
+                response.set_cookie(CSRF_COOKIE, nonce, httponly=True, samesite="strict")
             return response
 
         return endpoint
 
-    async def guarded(request: Request, ctx: Ctx, handler: Callable[[Ctx], Response], action: bool) -> Response:
+    async def guarded(request: Request, ctx: Ctx, nonce: str, handler: Callable[[Ctx], Response],
+                      action: bool) -> Response:
         if tokens:
             query_token = request.query_params.get("token")
             if query_token is not None and request.method == "GET":
@@ -592,11 +715,15 @@ def create_app(client: Client, settings: Settings, layouts: Layouts | None = Non
             if not user or not user.strip():
                 raise Refused(401, f"the proxy named no user ({settings.proxy_user_header})")
             ctx.actor = user.strip()[:200]
+        ctx.csrf = sign(nonce, ctx.actor)
         if request.method == "POST":
             if not action:
                 raise Refused(405, "this page takes no POST")
             if not settings.allow_actions:
                 raise Refused(403, "actions are off: start cyclone ui with --allow-actions")
+            why = cross_origin(request, bool(settings.proxy_user_header))
+            if why is not None:
+                raise Refused(403, why)
             try:
                 ctx.form = await request.form(max_files=0, max_fields=MAX_SELECTED + 10, max_part_size=MAX_BODY)
             except BodyTooLarge as exc:
@@ -604,8 +731,9 @@ def create_app(client: Client, settings: Settings, layouts: Layouts | None = Non
             except Exception as exc:  # the multipart parser's own errors, of any kind
                 raise BadRequest(f"the form could not be read: {exc}") from None
             sent = ctx.form.get(CSRF_FIELD)
-            cookie = request.cookies.get(CSRF_COOKIE) or ""
-            if not isinstance(sent, str) or not cookie or not hmac.compare_digest(sent.encode(), cookie.encode()):
+            # The token made for this cookie's value and this actor: a cookie set by
+            # another page (another port of this host can) has no token that goes with it.
+            if not isinstance(sent, str) or not hmac.compare_digest(sent.encode(), ctx.csrf.encode()):
                 raise Refused(403, "the form's CSRF token is missing or wrong: reload the page and try again")
         try:
             return await run_in_threadpool(handler, ctx)
@@ -614,6 +742,9 @@ def create_app(client: Client, settings: Settings, layouts: Layouts | None = Non
 
     async def login(request: Request) -> Response:
         ctx = Ctx(request, None, settings.local_actor, "")
+        why = cross_origin(request, bool(settings.proxy_user_header))
+        if why is not None:  # no logging a browser in with a token another page chose
+            return console.error_page(ctx, 403, why)
         try:
             form = await request.form(max_files=0, max_fields=5, max_part_size=4096)
         except Exception:
@@ -625,10 +756,17 @@ def create_app(client: Client, settings: Settings, layouts: Layouts | None = Non
         response.set_cookie(TOKEN_COOKIE, presented.strip(), httponly=True, samesite="strict")
         return response
 
+    async def static_file(request: Request) -> Response:
+        found = static.get(request.path_params["name"])
+        if found is None:
+            return PlainTextResponse("not found", 404)
+        return Response(found[0], media_type=found[1])
+
     routes = [
         Route("/", view(console.overview)),
         Route("/runs", view(console.runs)),
         Route("/runs/{run_id}", view(console.run)),
+        Route("/runs/{run_id}/errors/{error_id}", view(console.error)),
         Route("/runs/{run_id}/{action}", view(console.run_action, action=True), methods=["POST"]),
         Route("/dead-letters", view(console.dead_letters)),
         Route("/dead-letters/retry", view(console.retry_dead_letters, action=True), methods=["POST"]),
@@ -636,7 +774,7 @@ def create_app(client: Client, settings: Settings, layouts: Layouts | None = Non
         Route("/schedules/{action}", view(console.schedule_action, action=True), methods=["POST"]),
         Route("/limits", view(console.limits)),
         Route("/login", login, methods=["POST"]),
-        Mount("/static", StaticFiles(packages=[("cyclone_py.console", "static")]), name="static"),
+        Route("/static/{name}", static_file),
     ]
     app = Starlette(routes=routes)
     app.state.console = console

@@ -2,11 +2,16 @@
 
 ``serve`` binds the socket itself (port 0 picks a free one, and the URL it
 prints names the real port), then runs uvicorn on it until SIGTERM or Ctrl-C.
+No log line carries a token: :class:`Redact` rewrites the value of every
+``token=`` (and ``csrf=``) in a query string of uvicorn's access log (written
+at ``--log-level debug``) and of any other line of uvicorn's or the console's.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import logging
+import re
 import secrets
 import socket
 from collections.abc import Callable
@@ -15,6 +20,38 @@ import uvicorn
 
 from cyclone_py.client import Client
 from cyclone_py.console.app import Settings, create_app
+
+#: A secret in a query string: its value, up to the next parameter.
+_SECRET_PARAM = re.compile(r"((?:^|[?&;\s])(?:token|csrf)=)[^&;\s\"']*", re.IGNORECASE)
+#: The loggers a request's URL may reach.
+REDACTED_LOGGERS = ("uvicorn.access", "uvicorn.error", "uvicorn.asgi", "cyclone_py.console.app")
+
+
+def redact(text: str) -> str:
+    """``text`` with the value of each ``token=`` and ``csrf=`` replaced by ``[redacted]``."""
+    return _SECRET_PARAM.sub(r"\1[redacted]", text)
+
+
+class Redact(logging.Filter):
+    """A filter that redacts secrets in a record's message and its arguments
+    (uvicorn's access log passes the path and query as an argument)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.msg, str):
+            record.msg = redact(record.msg)
+        if isinstance(record.args, tuple):
+            record.args = tuple(redact(a) if isinstance(a, str) else a for a in record.args)
+        elif isinstance(record.args, dict):
+            record.args = {k: redact(v) if isinstance(v, str) else v for k, v in record.args.items()}
+        return True
+
+
+def redact_logs() -> None:
+    """Put :class:`Redact` on every logger a URL may reach (once)."""
+    for name in REDACTED_LOGGERS:
+        log = logging.getLogger(name)
+        if not any(isinstance(f, Redact) for f in log.filters):
+            log.addFilter(Redact())
 
 
 class TokenError(ValueError):
@@ -82,9 +119,14 @@ def serve(client: Client, settings: Settings, sock: socket.socket, *, log_level:
           on_start: Callable[[], None] | None = None) -> None:
     """Serve the console on ``sock`` until SIGTERM or Ctrl-C."""
     app = create_app(client, settings)
-    config = uvicorn.Config(app, log_level=log_level, access_log=log_level == "debug", server_header=False,
+    level = "debug" if log_level == "trace" else log_level  # trace would log each request's scope: its headers
+    config = uvicorn.Config(app, log_level=level, access_log=level == "debug", server_header=False,
                             limit_concurrency=100, timeout_keep_alive=5, h11_max_incomplete_event_size=64 * 1024)
+    redact_logs()  # after Config: it (re)configures uvicorn's loggers
     server = uvicorn.Server(config)
     if on_start is not None:
         on_start()
-    server.run(sockets=[sock])
+    try:
+        server.run(sockets=[sock])
+    finally:
+        app.state.console.layouts.close()
