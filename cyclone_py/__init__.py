@@ -40,7 +40,7 @@ from cyclone_py.schedule import Schedule
 from cyclone_py.worker import Worker
 from cyclone_py.workflow import App, Workflow
 
-__version__ = "0.18.0"
+__version__ = "0.19.0"
 
 __all__ = [
     "App",
