@@ -34,8 +34,13 @@ check-python: bootstrap
 	@$(VENV)/bin/ruff check --quiet cyclone_py tests bench examples
 	@$(VENV)/bin/mypy
 
+# Two processes (pytest-xdist, a file per process at a time): the tests mostly wait on the database and on
+# workers. Those that restart the embedded cluster the others use (marker alone) run after, by themselves.
+PYTEST_PARALLEL := -n 2 --dist loadfile
+
 pytest: db
-	@$(VENV)/bin/pytest -q
+	@$(VENV)/bin/pytest -q $(PYTEST_PARALLEL) -m "not alone"
+	@$(VENV)/bin/pytest -q -m alone
 
 # The engine guard (SPEC 1): the deploy scripts copy their engine files, sqitch deploy and sql/engine/ build
 # the same schema, and reverts since the last release are exact; the router's project likewise.
@@ -57,7 +62,7 @@ test: db
 	@scripts/pgtap.sh
 	@scripts/lint-plpgsql.sh
 	@$(MAKE) --no-print-directory check-python
-	@$(VENV)/bin/pytest -q
+	@$(MAKE) --no-print-directory pytest
 
 # The inner loop: ruff, mypy and the tests that need no cluster restart, no browser, no wheel build and
 # no long wait (pytest's markers slow, cluster, browser, install: pyproject.toml); make test runs them all.
@@ -66,7 +71,7 @@ FAST_TESTS := not slow and not cluster and not browser and not install
 
 test-fast: db
 	@$(MAKE) --no-print-directory check-python
-	@$(VENV)/bin/pytest -q -m "$(FAST_TESTS)" $(TESTS)
+	@$(VENV)/bin/pytest -q $(PYTEST_PARALLEL) -m "$(FAST_TESTS)" $(TESTS)
 
 demo: deploy
 	@$(PY) examples/demo.py

@@ -25,6 +25,7 @@ import pytest
 from cyclone_py import Workflow
 from cyclone_py.client import Client, StepRow
 from cyclone_py.context import StepContext
+from cyclone_py.db import pid_alive
 from cyclone_py.testing import Env, Template
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -67,8 +68,15 @@ def assert_real_time(client: Client) -> None:
 
 
 def databases(dsn: str) -> set[str]:
+    """The databases cyclone_py.testing makes (``cyclone_tpl_<pid>_<hex>``,
+    ``cyclone_env_<pid>_<hex>``), of this process or of one that has exited
+    (a pytest run in a subprocess): not those of other test processes running
+    at the same time (pytest -n), whose databases come and go meanwhile."""
     with psycopg.connect(dsn, autocommit=True) as c:
-        return {str(r[0]) for r in c.execute("SELECT datname FROM pg_database").fetchall()}
+        rows = c.execute(r"SELECT datname, (regexp_match(datname, '^cyclone_(?:tpl|env)_([0-9]+)_[0-9a-f]{8}$'))[1] "
+                         "FROM pg_database").fetchall()
+    return {str(name) for name, pid in rows
+            if pid is not None and (int(pid) == os.getpid() or not pid_alive(int(pid)))}
 
 
 def test_env_close_puts_the_clock_it_moved_back_on_real_time(dsn: str, client: Client) -> None:

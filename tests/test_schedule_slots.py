@@ -94,6 +94,7 @@ def test_four_connections_ticking_at_once_fire_each_slot_once(dsn: str) -> None:
 
 
 @pytest.mark.cluster
+@pytest.mark.alone
 def test_a_crash_in_the_middle_of_a_tick_loses_its_slots_and_the_next_tick_fires_them_once(
         dsn: str, embedded_db: db.EmbeddedCluster) -> None:
     with connect(dsn) as c:

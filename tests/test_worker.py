@@ -250,7 +250,10 @@ def test_cancelling_a_run_cancels_its_handler_at_once(dsn: str, client: Client, 
 
 def test_a_deadline_cancels_the_running_handler_at_once(dsn: str, client: Client, workers: list[Worker]) -> None:
     wf, started, reasons = sleeper("deadlined")
-    start(workers, wf, dsn, lease_ttl=30.0, poll_interval=5.0)
+    # The lease outlives the clock's jump: a heartbeat after the jump (due
+    # 9-11 s after the claim on a slow machine) would find a 30 s lease
+    # expired and cancel with "lease lost"; only the deadline may end it here.
+    start(workers, wf, dsn, lease_ttl=600.0, poll_interval=5.0)
     run_id = client.submit(wf, deadline=timedelta(minutes=1))
     wait_for(started.is_set, what="handler to start")
     client.advance_time(timedelta(minutes=2))
@@ -558,7 +561,14 @@ def test_a_wakeup_is_claimed_on_the_listeners_connection(
         return None
 
     start(workers, wf, dsn, concurrency=2, poll_interval=30)  # no poll: only the NOTIFY can start it
-    time.sleep(0.3)
+    # Until the listener LISTENs on both channels, a NOTIFY would be missed;
+    # until the main loop's first claim found nothing (and recorded the worker
+    # as waiting), that claim could take the step.
+    wait_for(lambda: conn.execute(
+        "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() "
+        "AND application_name = 'cyclone-listener' AND query NOT IN ('', 'LISTEN \"cyclone_wakeup\"')").fetchone()
+        and conn.execute("SELECT 1 FROM cyclone.cyclone_waiting_workers").fetchone(),
+        what="the listener to listen and the first claim to find nothing")
     run_id = client.submit(wf, {})
     assert wait_for(lambda: terminal(client, run_id), what="run to finish").state == "completed"
     row = conn.execute(

@@ -69,7 +69,7 @@ from cyclone_py import db as cyclone_db
 from cyclone_py.client import Client
 
 # Minutes at scale 1 and more, with PostgreSQL crash-restarted under load.
-pytestmark = [pytest.mark.slow, pytest.mark.cluster]
+pytestmark = [pytest.mark.slow, pytest.mark.cluster, pytest.mark.alone]
 
 TESTS = Path(__file__).resolve().parent.parent
 ROOT = TESTS.parent
