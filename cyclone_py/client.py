@@ -1054,9 +1054,10 @@ class Client:
 
     def renew_many(
         self, worker: str, step_ids: Sequence[int], lease_generations: Sequence[int], lease_ttl: Duration = 30.0
-    ) -> dict[int, bool]:
-        """``cyclone.renew`` of each step in one statement: step id -> whether
-        the lease is still ``worker``'s (:func:`renew_on`)."""
+    ) -> dict[int, bool | None]:
+        """``cyclone.renew_many``: the heartbeats of several steps in one
+        statement (:func:`renew_on`). Step id -> True (renewed), False (no
+        longer ``worker``'s), None (another transaction held its row)."""
         with self._conn() as conn:
             return renew_on(conn, worker, step_ids, lease_generations, lease_ttl)
 
@@ -1572,26 +1573,28 @@ def renew_on(
     step_ids: Sequence[int],
     lease_generations: Sequence[int],
     lease_ttl: Duration = 30.0,
-) -> dict[int, bool]:
-    """``cyclone.renew`` of each step, in one statement on a connection of the
-    caller's: which leases are still ``worker``'s (step id -> renew's answer).
-    A heartbeat brought forward, and the engine's answer to "is this step
-    still mine to run?": false once its run was cancelled or failed, or the
-    step was reclaimed, finished or timed out. The worker's listener asks it
-    on its LISTEN connection when a notification names runs it holds steps of
-    (a notification is only a hint). In step id order; as renew, it locks each
-    step's row and never a run's."""
+) -> dict[int, bool | None]:
+    """``cyclone.renew_many`` on a connection of the caller's: each step's
+    heartbeat, in one statement and one commit. Step id -> True (the lease is
+    renewed), False (the step is no longer ``worker``'s to run: its run was
+    cancelled or failed, or the step was reclaimed, finished or timed out),
+    None (another transaction held the step's row, its completion or a
+    cancel; renew_many never waits for one: ask again later). The worker
+    sends its heartbeats due together in it, and its listener asks it on its
+    LISTEN connection when a notification names runs it holds steps of (a
+    notification is only a hint)."""
     if len(step_ids) != len(lease_generations):
         raise errors.InvalidArgument("step_ids and lease_generations differ in length")
-    pairs = sorted(zip(step_ids, lease_generations, strict=True))
+    if not step_ids:
+        return {}
     try:
         rows = _bound_json(conn).execute(
-            "SELECT s, cyclone.renew(s, %s, g, %s) FROM unnest(%s::bigint[], %s::bigint[]) AS t(s, g)",
-            (worker, _interval(lease_ttl), _bigint_array([s for s, _ in pairs]), _bigint_array([g for _, g in pairs])),
+            "SELECT step_id, renewed FROM cyclone.renew_many(%s, %s::bigint[], %s::bigint[], %s)",
+            (worker, _bigint_array(step_ids), _bigint_array(lease_generations), _interval(lease_ttl)),
         ).fetchall()
     except psycopg.Error as exc:
         raise from_psycopg(exc) from exc
-    return {int(r[0]): bool(r[1]) for r in rows}
+    return {int(r[0]): None if r[1] is None else bool(r[1]) for r in rows}
 
 
 #: The NOTIFY channels the engine sends on (see docs/concepts.md).

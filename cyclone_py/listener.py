@@ -16,9 +16,9 @@ whatever else has arrived by then) and acts once a burst:
   most ``1 / WAKEUP_PAUSE`` empty claims a second, and a wake-up that finds
   work is claimed at once.
 - ``cyclone_cancel`` (payload: a run id): the runs named that the worker
-  holds steps of are checked with the engine in one statement, ``renew`` of
-  each of their steps (:func:`cyclone_py.client.renew_on`), at most once
-  every :data:`CHECK_PAUSE`; a handler is cancelled only when renew refuses
+  holds steps of are checked with the engine in one statement, ``renew_many``
+  of their steps (:func:`cyclone_py.client.renew_on`), at most once
+  every :data:`CHECK_PAUSE`; a handler is cancelled only when it refuses
   its lease (its run was cancelled or failed, or its step is no longer this
   execution's). A payload that is not a run id, or names a run the worker
   holds no step of, costs nothing but its parsing.
@@ -184,7 +184,7 @@ class Listener(threading.Thread):
 
     def _check(self, conn: ListenConnection, runs: Collection[UUID]) -> None:
         """Ask the engine whether the steps this worker holds of ``runs`` are
-        still its own (one statement: renew of each), and have the handlers
+        still its own (one renew_many), and have the handlers
         of those that are not cancelled."""
         steps = self._held_steps(runs)
         if not steps:
@@ -200,9 +200,10 @@ class Listener(threading.Thread):
             return
         if self._metrics is not None:
             for s in steps:
-                self._metrics.renewals.labels(s.workflow, s.node, "renewed" if still.get(s.step_id, True)
-                                              else "refused").inc()
-        lost = [s for s in steps if not still.get(s.step_id, True)]
+                answer = still.get(s.step_id)
+                if answer is not None:  # None: its row was held (its completion, a cancel); its heartbeat will tell
+                    self._metrics.renewals.labels(s.workflow, s.node, "renewed" if answer else "refused").inc()
+        lost = [s for s in steps if still.get(s.step_id) is False]
         if lost:
             self._lost(lost)
 

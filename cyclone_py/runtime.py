@@ -15,6 +15,7 @@ import functools
 import heapq
 import itertools
 import logging
+import math
 import queue
 import threading
 import time
@@ -359,4 +360,5 @@ class Active:
     # and whatever it produces is dropped, not reported.
     lost: bool = False
     heartbeat: Timer | None = None  # the next one
+    heartbeat_due: float = math.inf  # when it is due (time.monotonic()); the worker renews those due together
     timeout: Timer | None = None

@@ -95,6 +95,16 @@ logger = logging.getLogger(__name__)
 # The adaptive prefetch buffer holds at most this many times `concurrency` steps.
 PREFETCH_CAP = 10
 
+#: Heartbeats of one database that fall due within this many seconds of each
+#: other are sent in one ``renew_many`` call (each step keeps its own schedule,
+#: phase and jitter: only the round trip and the commit are shared).
+HEARTBEAT_WINDOW = 0.1
+
+#: A step whose row another transaction held when its heartbeat was sent
+#: (``renew_many`` answered None: its completion, a cancel) is asked again
+#: after this many seconds (or half an interval, when that is sooner).
+HELD_RETRY = 0.5
+
 
 # -- the worker -------------------------------------------------------------
 
@@ -701,9 +711,8 @@ class Worker:
         if logger.isEnabledFor(logging.DEBUG):
             logger.debug("step claimed", extra=self._log_extra(step, shard))
         third = self.lease_ttl / 3
-        active.heartbeat = timers.call_at(
-            active.started + third * (1.0 - random.random()), lambda: self._heartbeat(active)
-        )
+        active.heartbeat_due = active.started + third * (1.0 - random.random())
+        active.heartbeat = timers.call_at(active.heartbeat_due, lambda: self._heartbeat(active))
         if step.timeout is not None:
             active.timeout = timers.call_at(
                 active.started + step.timeout.total_seconds(), lambda: self._time_out(active)
@@ -827,28 +836,68 @@ class Worker:
             timers.cancel(active.timeout)
 
     def _heartbeat(self, active: Active) -> None:
+        """``active``'s heartbeat fell due (on the timer thread): renew its
+        lease, and in the same call those of its database's other steps whose
+        heartbeats fall due within HEARTBEAT_WINDOW (one ``renew_many``).
+        Each step then gets its own next interval, with its own jitter."""
         if active.finished or self._closing.is_set():
             return
-        step = active.step
         shard = self._shards[active.source]
-        interval = self.lease_ttl / 3 * random.uniform(0.9, 1.1)
+        batch = self._due_with(active, shard)
+        ttl = timedelta(seconds=self.lease_ttl)
         started = time.monotonic()
         try:
-            ok = shard.client.renew(step.step_id, self.name, step.lease_generation, timedelta(seconds=self.lease_ttl))
-        except errors.CycloneError as exc:
-            self._count_renewal(step, "failed")
-            if isinstance(exc, errors.DatabaseUnavailable):
-                shard.outage.failed("renew", exc, step_id=step.step_id)
+            if len(batch) == 1:
+                step = active.step
+                answers: dict[int, bool | None] = {
+                    step.step_id: shard.client.renew(step.step_id, self.name, step.lease_generation, ttl)}
             else:
-                logger.warning("heartbeat failed: %s", exc, extra=self._log_extra(step, shard))
-            self._next_heartbeat(active, interval / 2)
+                answers = shard.client.renew_many(self.name, [a.step.step_id for a in batch],
+                                                  [a.step.lease_generation for a in batch], ttl)
+        except errors.CycloneError as exc:
+            if isinstance(exc, errors.DatabaseUnavailable):
+                shard.outage.failed("renew", exc, step_id=active.step.step_id)
+            else:
+                logger.warning("heartbeat failed: %s", exc, extra=self._log_extra(active.step, shard))
+            for a in batch:
+                self._count_renewal(a.step, "failed")
+                self._next_heartbeat(a, self._heartbeat_interval() / 2)
             return
         shard.outage.answered(started)
+        for a in batch:
+            self._renewed(a, shard, answers.get(a.step.step_id, False))
+
+    def _due_with(self, active: Active, shard: Shard) -> list[Active]:
+        """``active`` and the other steps of ``shard`` whose heartbeat is due
+        within HEARTBEAT_WINDOW, their timers cancelled: the caller renews them
+        now. (Heartbeats fire on the one timer thread, this caller's, so none of
+        theirs is running; a step whose first timer is not set yet is left to it.)"""
+        horizon = time.monotonic() + HEARTBEAT_WINDOW
+        with self._lock:
+            others = [a for (source, _), a in self._active.items()
+                      if source == shard.index and a is not active and not a.finished
+                      and a.heartbeat is not None and a.heartbeat_due <= horizon]
+        if others and shard.timers is not None:
+            for a in others:
+                shard.timers.cancel(a.heartbeat)
+        return [active, *others]
+
+    def _heartbeat_interval(self) -> float:
+        """One step's next heartbeat interval: lease_ttl / 3, ±10% jitter."""
+        return self.lease_ttl / 3 * random.uniform(0.9, 1.1)
+
+    def _renewed(self, active: Active, shard: Shard, ok: bool | None) -> None:
+        """The engine's answer to one step's heartbeat: schedule the next one,
+        or cancel the handler of a step that is no longer this execution's."""
+        if active.finished:
+            return
+        step = active.step
+        if ok is None:  # another transaction held the row (its completion, a cancel): ask again soon
+            self._next_heartbeat(active, min(HELD_RETRY, self._heartbeat_interval() / 2))
+            return
         self._count_renewal(step, "renewed" if ok else "refused")
         if ok:
-            self._next_heartbeat(active, interval)
-            return
-        if active.finished:
+            self._next_heartbeat(active, self._heartbeat_interval())
             return
         if active.handler_done:
             logger.debug("lease lost before the result was reported", extra=self._log_extra(step, shard))
@@ -908,7 +957,8 @@ class Worker:
     def _next_heartbeat(self, active: Active, delay: float) -> None:
         timers = self._shards[active.source].timers
         assert timers is not None
-        active.heartbeat = timers.call_at(time.monotonic() + delay, lambda: self._heartbeat(active))
+        active.heartbeat_due = time.monotonic() + delay
+        active.heartbeat = timers.call_at(active.heartbeat_due, lambda: self._heartbeat(active))
         if active.finished:  # finished while we renewed: _finish may have missed this one
             timers.cancel(active.heartbeat)
 

@@ -1,6 +1,6 @@
 -- sql/engine/24_claim.sql: change `claim` — taking work: claim() leases due steps to a worker within their
--- limits (SPEC 6, 12), renew() is the heartbeat that keeps a lease.
--- Owns: claim, renew; the limits' enforcement at claim time (_limited_queues, _limited_candidates, _admit);
+-- limits (SPEC 6, 12), renew() is the heartbeat that keeps a lease, renew_many() several heartbeats in one call.
+-- Owns: claim, renew, renew_many; the limits' enforcement at claim time (_limited_queues, _limited_candidates, _admit);
 -- _claimable_exists, tick's question "would a claim take a step now?".
 -- Requires: 10_runs_tables.sql (cyclone_steps and its claim index cyclone_steps_claimable, cyclone_runs),
 -- 11_limits_tables.sql (the limit tables, cyclone_serve_seq, the row type _claim_candidate), 02_clock.sql
@@ -626,3 +626,83 @@ COMMENT ON FUNCTION cyclone.renew(bigint,text,bigint,interval) IS 'Heartbeat: ex
 REVOKE ALL ON FUNCTION cyclone.renew(bigint,text,bigint,interval) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cyclone.renew(bigint,text,bigint,interval) TO cyclone_worker;
 GRANT EXECUTE ON FUNCTION cyclone.renew(bigint,text,bigint,interval) TO cyclone_admin;
+
+-- renew_many: the heartbeats of several steps in one statement and one commit. The worker sends it for the
+-- steps of one database whose heartbeats fall due within 100 ms of each other (each step keeps its own
+-- lease_ttl/3 schedule and jitter, SPEC 6; only the call is shared), and its listener to ask which of its
+-- steps a cyclone_cancel touched. Each element is renew's compare-and-set (running, p_worker, its lease
+-- generation, within its timeout) with renew's answer: true, the lease now runs to now + p_lease_ttl; false,
+-- the step is no longer the caller's to run (or is unknown). NULL: another transaction held the step's row
+-- at that moment (its completion by the same worker's reporter, an operator's cancel), and renew_many did not
+-- wait for it; the caller asks again later. Never waiting is what keeps a batch free of deadlocks: renew
+-- locks one step a transaction, but a batch that waited for its second step while holding its first could
+-- close a cycle with complete_many, which locks runs, then their steps. Rows in input order.
+-- Guards, as complete_many's and renew's: 22004 for a NULL worker, array or TTL; 22023 when the arrays differ
+-- in length or lower bound, hold a NULL or list a step twice, for more than 10,000 elements, and for
+-- p_lease_ttl not positive or over 1 day; nothing is written then. Commits without waiting for the WAL
+-- flush, as renew. force_generic_plan: the hot path (see claim).
+CREATE OR REPLACE FUNCTION cyclone.renew_many(
+    p_worker text,
+    p_step_ids bigint[],
+    p_lease_generations bigint[],
+    p_lease_ttl interval DEFAULT '00:00:30'::interval)
+RETURNS TABLE(step_id bigint, renewed boolean)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = cyclone, pg_temp
+SET plan_cache_mode = force_generic_plan
+AS $$
+#variable_conflict use_column
+DECLARE
+    v_now timestamptz := cyclone.now();
+    v_locked bigint[];
+    v_renewed bigint[];
+BEGIN
+    PERFORM cyclone._require_given('renew_many', p_worker IS NOT NULL AND p_step_ids IS NOT NULL
+                             AND p_lease_generations IS NOT NULL AND p_lease_ttl IS NOT NULL,
+                             'p_worker, p_step_ids, p_lease_generations and p_lease_ttl are required');
+    PERFORM cyclone._require('renew_many',
+        cardinality(p_step_ids) = cardinality(p_lease_generations)
+        AND array_lower(p_step_ids, 1) IS NOT DISTINCT FROM array_lower(p_lease_generations, 1),
+        'p_step_ids and p_lease_generations must have the same length and bounds');
+    PERFORM cyclone._require('renew_many', cardinality(p_step_ids) <= 10000,
+                             format('at most 10,000 steps a call (got %s)', cardinality(p_step_ids)));
+    PERFORM cyclone._require('renew_many',
+        array_position(p_step_ids, NULL) IS NULL AND array_position(p_lease_generations, NULL) IS NULL,
+        'step ids and lease generations must not contain NULL');
+    PERFORM cyclone._require('renew_many',
+        (SELECT count(DISTINCT u) = count(*) FROM unnest(p_step_ids) u), 'a step id is listed twice');
+    PERFORM cyclone._require('renew_many', p_lease_ttl > interval '0', 'p_lease_ttl must be positive');
+    PERFORM cyclone._require('renew_many', p_lease_ttl <= interval '1 day',
+                             format('p_lease_ttl must be at most 1 day (got %s)', p_lease_ttl));
+    PERFORM set_config('synchronous_commit', 'off', true);
+    -- The rows no other transaction holds, locked as renew's UPDATE would lock them; the others are skipped.
+    v_locked := ARRAY(SELECT s.id FROM ONLY cyclone_steps s WHERE s.id = ANY (p_step_ids)
+                       ORDER BY s.id FOR NO KEY UPDATE SKIP LOCKED);
+    WITH renewed AS (
+        UPDATE ONLY cyclone_steps s
+           SET lease_expiry = v_now + p_lease_ttl, heartbeat_at = v_now
+         WHERE s.id = ANY (v_locked)
+           AND s.state = 'running'
+           AND s.lease_owner = p_worker
+           AND s.lease_generation = p_lease_generations[array_position(p_step_ids, s.id)]
+           AND (s.timeout IS NULL OR s.started_at + least(s.timeout, interval '366 days') > v_now)
+        RETURNING s.id)
+    SELECT coalesce(array_agg(r.id), '{}'::bigint[]) INTO v_renewed FROM renewed r;
+    RETURN QUERY
+    SELECT u.id,
+           CASE WHEN r.id IS NOT NULL THEN true
+                WHEN l.id IS NOT NULL THEN false
+                -- Skipped: NULL while the row exists (held by another transaction), false when it does not.
+                WHEN EXISTS (SELECT 1 FROM ONLY cyclone_steps s WHERE s.id = u.id) THEN NULL
+                ELSE false END
+      FROM unnest(p_step_ids) WITH ORDINALITY AS u(id, ord)
+      LEFT JOIN unnest(v_locked) AS l(id) ON l.id = u.id
+      LEFT JOIN unnest(v_renewed) AS r(id) ON r.id = u.id
+     ORDER BY u.ord;
+END
+$$;
+COMMENT ON FUNCTION cyclone.renew_many(text,bigint[],bigint[],interval) IS 'Heartbeat of several steps in one statement: each element is renew''s compare-and-set and answer; NULL for a step whose row another transaction held (never waited on).';
+REVOKE ALL ON FUNCTION cyclone.renew_many(text,bigint[],bigint[],interval) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION cyclone.renew_many(text,bigint[],bigint[],interval) TO cyclone_worker;
+GRANT EXECUTE ON FUNCTION cyclone.renew_many(text,bigint[],bigint[],interval) TO cyclone_admin;

@@ -1,6 +1,8 @@
 -- Revert cyclone:claim to its previous version: the deploy script it had before
--- (sql/deploy/claim@v0.18.0.sql), and a drop of each function the new version added.
+-- (sql/deploy/claim@v0.19.0.sql), and a drop of each function the new version added.
 BEGIN;
+
+DROP FUNCTION IF EXISTS cyclone.renew_many(text, bigint[], bigint[], interval);
 
 -- sql/engine/24_claim.sql: change `claim` — taking work: claim() leases due steps to a worker within their
 -- limits (SPEC 6, 12), renew() is the heartbeat that keeps a lease.
@@ -53,8 +55,13 @@ BEGIN;
 -- retry's span links to). Those two came later as trailing columns; a new column goes last too, and a new
 -- return type needs the function dropped and created again (CREATE OR REPLACE cannot change it).
 -- #variable_conflict use_column: the output columns share their names with table columns.
--- Guards: p_worker non-empty, p_limit and p_lease_ttl positive (22023; 22004 for a NULL), tested as one
--- expression on the hot path; the checks that name the culprit run only when it is false or NULL.
+-- Guards: p_worker non-empty, p_limit positive, p_lease_ttl positive and at most 1 day (22023; 22004 for a
+-- NULL), tested as one expression on the hot path; the checks that name the culprit run only when it is
+-- false or NULL. Why 1 day: the lease only has to outlive a few missed heartbeats (the worker renews every
+-- TTL/3; a long handler keeps its lease by renewing, not by a long TTL), while a crashed worker's steps wait
+-- a whole TTL to be reclaimed; the default is 30 seconds. A TTL of 1,000 years was accepted (issue 30,
+-- finding 8): a step leased so was never reclaimed, and one near PostgreSQL's range made now + TTL a raw
+-- 22008. The same bound holds for renew.
 -- The SET options below hold for the helpers claim calls too (_limited_candidates, _admit, _bucket_room,
 -- _claimed).
 CREATE OR REPLACE FUNCTION cyclone.claim(
@@ -103,10 +110,12 @@ DECLARE
 BEGIN
     -- One plain expression on the hot path; the checks that name the culprit
     -- run only when it is false or NULL.
-    IF (p_worker <> '' AND p_limit > 0 AND p_lease_ttl > interval '0') IS NOT TRUE THEN
+    IF (p_worker <> '' AND p_limit > 0 AND p_lease_ttl > interval '0' AND p_lease_ttl <= interval '1 day') IS NOT TRUE THEN
         PERFORM cyclone._require('claim', p_worker <> '', 'p_worker must be a non-empty worker name');
         PERFORM cyclone._require('claim', p_limit > 0, 'p_limit must be positive');
         PERFORM cyclone._require('claim', p_lease_ttl > interval '0', 'p_lease_ttl must be positive');
+        PERFORM cyclone._require('claim', p_lease_ttl <= interval '1 day',
+                                 format('p_lease_ttl must be at most 1 day (got %s)', p_lease_ttl));
     END IF;
     -- Queue 0, the steps that take no limit: the claim of before limits. Two
     -- spellings of one query: the filters cost nothing when there are none to
@@ -175,7 +184,7 @@ BEGIN
      ORDER BY array_position(v_ids, c.id);
 END
 $$;
-COMMENT ON FUNCTION cyclone.claim(text,text[],integer,interval,text[]) IS 'Lease up to p_limit due steps of running runs (SPEC section 6), of the given handlers and workflows (NULL = any), within their limits (SPEC 12). Returns input, deps outputs, the run''s traceparent and the span of the step''s last failed execution, in claim order.';
+COMMENT ON FUNCTION cyclone.claim(text,text[],integer,interval,text[]) IS 'Lease up to p_limit due steps of running runs (SPEC section 6), of the given handlers and workflows (NULL = any), within their limits (SPEC 12), for p_lease_ttl (positive, at most 1 day). Returns input, deps outputs, the run''s traceparent and the span of the step''s last failed execution, in claim order.';
 REVOKE ALL ON FUNCTION cyclone.claim(text,text[],integer,interval,text[]) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cyclone.claim(text,text[],integer,interval,text[]) TO cyclone_worker;
 GRANT EXECUTE ON FUNCTION cyclone.claim(text,text[],integer,interval,text[]) TO cyclone_admin;
@@ -351,7 +360,9 @@ BEGIN
                    FROM ONLY cyclone_steps s WHERE s.id = ANY (p_candidates));
     v_fair := EXISTS (SELECT 1 FROM unnest(v_c) s WHERE s.fair_bucket <> 0);
     FOR v_bucket IN
-        SELECT n.id, n.need, l.concurrency, l.rate, l.period, k.rate_debt
+        -- A period stored before define_limit bounded it (366 days) counts as
+        -- 366 days: a larger one made now - period a raw 22008 in every claim.
+        SELECT n.id, n.need, l.concurrency, l.rate, least(l.period, interval '366 days') AS period, k.rate_debt
           FROM (SELECT b.id, least(count(*), p_limit)::int AS need
                   FROM unnest(v_c) s CROSS JOIN unnest(s.buckets) AS b(id)
                  GROUP BY b.id) n
@@ -577,9 +588,10 @@ REVOKE ALL ON FUNCTION cyclone._claimable_exists(timestamp with time zone) FROM 
 -- (started_at + timeout > now). False when nothing matched (reclaimed, timed out, cancelled, finished): the
 -- worker must cancel the handler. Locks only the step's row, never its run: it changes nothing a run lock
 -- guards. Its transaction commits without waiting for the WAL flush: a renewal lost in a crash only ends the
--- lease sooner. Guards: p_step_id, p_worker and p_lease_generation given (22004), p_lease_ttl positive
--- (22023; 22004 when NULL), one expression on the hot path. force_generic_plan: as for claim, planning cost
--- more than running.
+-- lease sooner. Guards: p_step_id, p_worker and p_lease_generation given (22004), p_lease_ttl positive and
+-- at most 1 day, as claim's (22023; 22004 when NULL), one expression on the hot path. A timeout stored
+-- before define_workflow bounded it (366 days) counts as 366 days: a larger one made started_at + timeout
+-- a raw 22008. force_generic_plan: as for claim, planning cost more than running.
 -- Called by the worker's heartbeat for each step it runs.
 CREATE OR REPLACE FUNCTION cyclone.renew(
     p_step_id bigint,
@@ -596,10 +608,12 @@ DECLARE
     v_now timestamptz := cyclone.now();
 BEGIN
     IF (p_step_id IS NOT NULL AND p_worker IS NOT NULL AND p_lease_generation IS NOT NULL
-        AND p_lease_ttl > interval '0') IS NOT TRUE THEN
+        AND p_lease_ttl > interval '0' AND p_lease_ttl <= interval '1 day') IS NOT TRUE THEN
         PERFORM cyclone._require_given('renew', p_step_id IS NOT NULL AND p_worker IS NOT NULL
                                  AND p_lease_generation IS NOT NULL, 'p_step_id, p_worker and p_lease_generation are required');
         PERFORM cyclone._require('renew', p_lease_ttl > interval '0', 'p_lease_ttl must be positive');
+        PERFORM cyclone._require('renew', p_lease_ttl <= interval '1 day',
+                                 format('p_lease_ttl must be at most 1 day (got %s)', p_lease_ttl));
     END IF;
     -- Losing a renewal in a crash is harmless (the lease just ends sooner), so
     -- this transaction does not wait for the WAL flush.
@@ -610,11 +624,11 @@ BEGIN
        AND state = 'running'
        AND lease_owner = p_worker
        AND lease_generation = p_lease_generation
-       AND (timeout IS NULL OR started_at + timeout > v_now);
+       AND (timeout IS NULL OR started_at + least(timeout, interval '366 days') > v_now);
     RETURN FOUND;
 END
 $$;
-COMMENT ON FUNCTION cyclone.renew(bigint,text,bigint,interval) IS 'Heartbeat: extend the lease while the step is running under this owner and generation and its timeout has not passed. False means the worker must cancel the handler.';
+COMMENT ON FUNCTION cyclone.renew(bigint,text,bigint,interval) IS 'Heartbeat: extend the lease (p_lease_ttl: positive, at most 1 day) while the step is running under this owner and generation and its timeout has not passed. False means the worker must cancel the handler.';
 REVOKE ALL ON FUNCTION cyclone.renew(bigint,text,bigint,interval) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cyclone.renew(bigint,text,bigint,interval) TO cyclone_worker;
 GRANT EXECUTE ON FUNCTION cyclone.renew(bigint,text,bigint,interval) TO cyclone_admin;

@@ -21,4 +21,8 @@ SELECT 1 / (pg_get_functiondef('cyclone.claim(text, text[], int, interval, text[
             ~ 'p_lease_ttl must be at most 1 day')::int;
 SELECT 1 / (pg_get_functiondef('cyclone.renew(bigint, text, bigint, interval)'::regprocedure)
             ~ 'p_lease_ttl must be at most 1 day')::int;
+-- Issue 32: several heartbeats in one call, a held row skipped.
+SELECT 'cyclone.renew_many(text, bigint[], bigint[], interval)'::regprocedure;
+SELECT 1 / (pg_get_functiondef('cyclone.renew_many(text, bigint[], bigint[], interval)'::regprocedure)
+            ~ 'SKIP LOCKED')::int;
 ROLLBACK;
