@@ -889,13 +889,14 @@ class Worker:
     def _renewed(self, active: Active, shard: Shard, ok: bool | None) -> None:
         """The engine's answer to one step's heartbeat: schedule the next one,
         or cancel the handler of a step that is no longer this execution's."""
+        step = active.step
+        if ok is not None:
+            self._count_renewal(step, "renewed" if ok else "refused")
         if active.finished:
             return
-        step = active.step
         if ok is None:  # another transaction held the row (its completion, a cancel): ask again soon
             self._next_heartbeat(active, min(HELD_RETRY, self._heartbeat_interval() / 2))
             return
-        self._count_renewal(step, "renewed" if ok else "refused")
         if ok:
             self._next_heartbeat(active, self._heartbeat_interval())
             return

@@ -509,6 +509,8 @@ VALID: dict[str, Args] = {
     "prune(interval,integer)": lambda f: [timedelta(days=1), 10],
     "renew(bigint,text,bigint,interval)": lambda f: (
         lambda c: [c["step_id"], "w", c["lease_generation"], timedelta(seconds=30)])(f.claimed()),
+    "renew_many(text,bigint[],bigint[],interval)": lambda f: (
+        lambda c: ["w", [c["step_id"]], [c["lease_generation"]], timedelta(seconds=30)])(f.claimed()),
     "reset_time()": lambda f: [],
     "resume(uuid)": lambda f: [f.paused()],
     "resume_schedule(text)": lambda f: [f.paused_schedule()],
