@@ -353,6 +353,7 @@ class Active:
     started: float
     is_async: bool = False  # an async def handler: run on the event loop
     source: int = 0  # which of the worker's databases it came from (Worker.dsns)
+    traced: bool = False  # tracing.recording() when it was claimed: its execution gets a span
     handler_done: bool = False
     finished: bool = False  # reported (or given up): no more heartbeats
     # The engine said the step is no longer this execution's (renew refused its

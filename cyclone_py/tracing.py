@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-__all__ = ["StepSpan", "current_traceparent", "enabled", "step_span"]
+__all__ = ["StepSpan", "current_traceparent", "enabled", "recording", "step_span"]
 
 TRACER_NAME = "cyclone_py"
 #: The W3C header (and carrier key) the engine keeps.
@@ -137,22 +137,34 @@ def _last_line(text: str | None) -> str | None:
     return lines[-1][:200] if lines else None
 
 
+def recording() -> bool:
+    """Whether :func:`step_span` makes spans now: OpenTelemetry is importable
+    and a provider is set (the API alone, with no SDK set up, gives spans that
+    record nothing, and making one cost a tenth of the worker's time on a
+    drain of no-op steps). The API's answer reads the environment each time
+    (7% of the worker's time on that drain): the worker asks once a claim,
+    not once a step."""
+    otel = _load()
+    return otel is not None and not isinstance(otel.trace.get_tracer_provider(), otel.trace.ProxyTracerProvider)
+
+
 def step_span(traceparent: str | None, workflow: str, node: str,
               attributes: Mapping[str, Any] | Callable[[], Mapping[str, Any]],
-              previous_span: str | None = None) -> contextlib.AbstractContextManager[StepSpan]:
+              previous_span: str | None = None, *, record: bool | None = None,
+              ) -> contextlib.AbstractContextManager[StepSpan]:
     """A CONSUMER span ``cyclone.step <workflow>.<node>``, child of
     ``traceparent`` (a root span when None), linked to ``previous_span`` (the
     previous attempt's, a traceparent) when given, current in this thread or
     task for the body and ended when it exits. ``attributes``: the span's
     first attributes, or a function that makes them, called only when a span
-    is made."""
-    otel = _load()
-    if otel is None or isinstance(otel.trace.get_tracer_provider(), otel.trace.ProxyTracerProvider):
-        # No OpenTelemetry, or the API without a provider (no SDK set up):
-        # every span would record nothing, and making one cost a tenth of
-        # the worker's time on a drain of no-op steps. (A shared context that
-        # does nothing: a generator's context manager a step cost 1 µs more.)
+    is made. ``record``: :func:`recording`'s answer when the caller has it
+    (None: ask it); when false, no span is made."""
+    if not (recording() if record is None else record):
+        # A shared context that does nothing: a generator's context manager
+        # a step cost 1 µs more.
         return _NO_SPAN_CONTEXT
+    otel = _load()
+    assert otel is not None  # recording() said so
     return _recording_span(otel, traceparent, workflow, node,
                            attributes() if callable(attributes) else attributes, previous_span)
 

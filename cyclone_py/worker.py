@@ -653,8 +653,9 @@ class Worker:
         """Start what one claim leased (a loop's or a listener's)."""
         if claimed and self.metrics is not None:
             self.metrics.claimed.inc(len(claimed))
+        traced = tracing.recording() if claimed else False  # once a claim: the answer reads the environment
         for step in claimed:
-            self._start_step(shard, step)
+            self._start_step(shard, step, traced)
         with self._lock:
             shard.reserved -= reserved
 
@@ -695,13 +696,13 @@ class Worker:
 
     # -- one step ---------------------------------------------------------
 
-    def _start_step(self, shard: Shard, step: ClaimedStep) -> None:
+    def _start_step(self, shard: Shard, step: ClaimedStep, traced: bool) -> None:
         timers = shard.timers
         assert self._handler_pool is not None and timers is not None
         ctx = make_context(step, self.name)
         active = Active(
             step=step, ctx=ctx, started=time.monotonic(), is_async=(step.workflow, step.handler) in self._async,
-            source=shard.index,
+            source=shard.index, traced=traced,
         )
         with self._lock:
             self._active[shard.index, step.step_id] = active
@@ -731,7 +732,7 @@ class Worker:
         step = active.step
         try:
             with tracing.step_span(step.traceparent, step.workflow, step.node, lambda: _span_attributes(step),
-                                   step.previous_span) as span:
+                                   step.previous_span, record=active.traced) as span:
                 outcome = _end_span(span, execute(self.app, step, active.ctx, self.backoff))
         except BaseException:  # the machinery around the handler failed
             outcome = failure(active.step, traceback.format_exc(), "panic", self.backoff)
@@ -758,7 +759,7 @@ class Worker:
         step = active.step
         # The span is current in this task, and so in the handler (awaited in it).
         with tracing.step_span(step.traceparent, step.workflow, step.node, lambda: _span_attributes(step),
-                               step.previous_span) as span:
+                               step.previous_span, record=active.traced) as span:
             outcome = _end_span(span, await execute_async(self.app, step, active.ctx, self.backoff))
         return outcome, time.perf_counter() - began
 
