@@ -194,6 +194,8 @@ class Worker:
         self._async = {
             (wf.name, handler) for wf in self.app for handler, fn in wf.handlers.items() if is_async_handler(fn)
         }
+        # Whether the latest claim's steps get spans (tracing.recording(), asked once a claim).
+        self._traced = False
         # The worker's Prometheus metrics, when served; None: nothing is counted.
         self.metrics: WorkerMetrics | None = None
         if self.metrics_listen is not None:
@@ -653,9 +655,10 @@ class Worker:
         """Start what one claim leased (a loop's or a listener's)."""
         if claimed and self.metrics is not None:
             self.metrics.claimed.inc(len(claimed))
-        traced = tracing.recording() if claimed else False  # once a claim: the answer reads the environment
+        if claimed:  # once a claim, not once a step: the answer reads the environment
+            self._traced = tracing.recording()
         for step in claimed:
-            self._start_step(shard, step, traced)
+            self._start_step(shard, step)
         with self._lock:
             shard.reserved -= reserved
 
@@ -696,13 +699,13 @@ class Worker:
 
     # -- one step ---------------------------------------------------------
 
-    def _start_step(self, shard: Shard, step: ClaimedStep, traced: bool) -> None:
+    def _start_step(self, shard: Shard, step: ClaimedStep) -> None:
         timers = shard.timers
         assert self._handler_pool is not None and timers is not None
         ctx = make_context(step, self.name)
         active = Active(
             step=step, ctx=ctx, started=time.monotonic(), is_async=(step.workflow, step.handler) in self._async,
-            source=shard.index, traced=traced,
+            source=shard.index, traced=self._traced,
         )
         with self._lock:
             self._active[shard.index, step.step_id] = active
