@@ -1,5 +1,5 @@
 -- Revert cyclone:advance to its previous version: the deploy script it had before
--- (sql/deploy/advance@v0.18.0.sql), and a drop of each function the new version added.
+-- (sql/deploy/advance@v0.19.0.sql), and a drop of each function the new version added.
 BEGIN;
 
 -- sql/engine/22_advance.sql: change `advance` — the DAG (SPEC 8): starting runs,
@@ -11,7 +11,7 @@ BEGIN;
 -- _discard_step, _on_discard; _end_run_and_notify, _notify_parent. Internal: granted
 -- to no role.
 -- Requires: 21_runs.sql (_create_runs, _ancestors, _discard_steps, _cancel_steps,
--- _end_run), 40_wakeups.sql (_wake), 10_runs_tables.sql (workflows, runs, steps,
+-- _end_run), 20_workflows.sql (_child_cycle), 40_wakeups.sql (_wake), 10_runs_tables.sql (workflows, runs, steps,
 -- signals, run keys), 13_history_tables.sql (cyclone_archive_queue), 02_clock.sql.
 -- Called by submit, submit_many and a schedule's slot (_start_runs); complete and
 -- complete_many (_advance_runs); fail, sweep and the deadlines (_discard_step,
@@ -114,12 +114,16 @@ REVOKE ALL ON FUNCTION cyclone._advance_runs(uuid[]) FROM PUBLIC;
 -- a task becomes available now; a wait node waits (and completes at once on a
 -- signal that came early: the oldest kept one of its name, consumed); a child node
 -- starts its child run (with this run's input) and waits. A wait or child node's max_wait counts from
--- here (wait_expires_at). A child node whose workflow is not defined, or that would
--- nest child runs deeper than 32 levels, is discarded (child_failed) with the
--- failure policy. A pass that completed or discarded a node is followed by another
--- (more may be ready), then the run finishes if every step is terminal. The caller
--- holds the run lock (_advance_runs, _notify_parent, signal, the operator
--- actions).
+-- here (wait_expires_at). A child node is discarded (child_failed) with the failure
+-- policy, and no child run is started, when its workflow is not defined, when the
+-- stored definitions make that workflow start itself (_child_cycle, 20_workflows.sql:
+-- a cycle define_workflow could not see, closed by two definitions committed at once
+-- or stored by an older release), or when it would nest child runs deeper than 32
+-- levels. A max_wait stored before define_workflow bounded it (366 days) counts as 366
+-- days: a larger one made now + max_wait a raw 22008, and the run could not advance.
+-- A pass that completed or discarded a node is followed by another (more may be
+-- ready), then the run finishes if every step is terminal. The caller holds the run
+-- lock (_advance_runs, _notify_parent, signal, the operator actions).
 CREATE OR REPLACE FUNCTION cyclone._advance(p_run_id uuid)
 RETURNS void
 LANGUAGE plpgsql
@@ -130,6 +134,7 @@ DECLARE
     v_signal cyclone.cyclone_signals;
     v_input jsonb;
     v_child uuid;
+    v_cycle text;
     v_again boolean := true;
 BEGIN
     WHILE v_again LOOP
@@ -153,11 +158,13 @@ BEGIN
              ORDER BY s.id
         LOOP
             UPDATE ONLY cyclone_steps
-               SET state = 'waiting', started_at = v_now, wait_expires_at = v_now + v_step.max_wait
+               SET state = 'waiting', started_at = v_now,
+                   wait_expires_at = v_now + least(v_step.max_wait, interval '366 days')
              WHERE id = v_step.id AND state = 'pending';
             -- A discard earlier in this loop (undefined child workflow) may have
             -- cancelled it since the loop's query ran.
             CONTINUE WHEN NOT FOUND;
+            v_cycle := CASE WHEN v_step.kind = 'child' THEN cyclone._child_cycle(v_step.child_workflow, NULL) END;
             IF v_step.kind = 'wait' THEN
                 DELETE FROM cyclone_signals g
                  WHERE g.id = (SELECT g2.id FROM cyclone_signals g2
@@ -174,9 +181,16 @@ BEGIN
                 PERFORM cyclone._discard_step(v_step.id,
                     format('child workflow "%s" is not defined', v_step.child_workflow), 'child_failed');
                 v_again := true;
+            ELSIF v_cycle IS NOT NULL THEN
+                -- A child workflow that (indirectly) starts itself: refused before
+                -- its first run, which would only be the first of 32 failed ones.
+                PERFORM cyclone._discard_step(v_step.id,
+                    format('child workflow "%s" would start itself without end: %s', v_step.child_workflow, v_cycle),
+                    'child_failed');
+                v_again := true;
             ELSIF (SELECT count(*) FROM cyclone._ancestors(p_run_id)) >= 32 THEN
-                -- A workflow that (indirectly) starts itself would recurse until
-                -- the stack ran out; stop it as a failed child instead.
+                -- Distinct workflows nested this deep: stop as a failed child
+                -- rather than nest further (each level is a run and a stack frame).
                 PERFORM cyclone._discard_step(v_step.id,
                     format('child runs nest deeper than 32 levels (workflow "%s")', v_step.child_workflow),
                     'child_failed');

@@ -12,4 +12,7 @@ SELECT 1 / (pg_get_functiondef('cyclone._finish_runs(uuid[])'::regprocedure) ~ '
 SELECT 1 / (pg_get_functiondef('cyclone._finish_runs(uuid[])'::regprocedure) ~ 'cyclone_archive_queue')::int;
 -- Issue 30: a child workflow that starts itself is refused before its first child run.
 SELECT 1 / (pg_get_functiondef('cyclone._advance(uuid)'::regprocedure) ~ '_child_cycle')::int;
+-- Issue 32: the runs that can advance are found first, and one read of the steps ends a batch.
+SELECT 1 / (pg_get_functiondef('cyclone._advance_runs(uuid[])'::regprocedure) ~ 'v_pending')::int;
+SELECT 1 / (pg_get_functiondef('cyclone._finish_runs(uuid[])'::regprocedure) ~ 'HAVING NOT bool_or')::int;
 ROLLBACK;
