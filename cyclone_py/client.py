@@ -590,6 +590,8 @@ class ClaimedStep:
     #: the span of the step's last failed execution (a W3C traceparent, as the worker gave it to
     #: ``fail``), which this execution's span links to (SPEC 14); None: none kept
     previous_span: str | None = None
+    #: when the lease runs out unless renewed (claim's now + lease TTL, on the database's clock; SPEC 18)
+    lease_expiry: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -1051,6 +1053,12 @@ class Client:
                 (step_id, worker, lease_generation, _interval(lease_ttl)),
             )
         )
+
+    def release(self, step_id: int, worker: str, lease_generation: int) -> bool:
+        """``cyclone.release``: hand a lease back (a worker shutting down with a
+        step it will not finish): the step is available again at once, with no
+        attempt charged. False when the lease is no longer ``worker``'s."""
+        return bool(self._value("SELECT cyclone.release(%s, %s, %s)", (step_id, worker, lease_generation)))
 
     def renew_many(
         self, worker: str, step_ids: Sequence[int], lease_generations: Sequence[int], lease_ttl: Duration = 30.0
@@ -1557,7 +1565,7 @@ def claim_on(
         with _bound_json(conn).cursor(row_factory=_dataclass_row(ClaimedStep)) as cur:
             cur.execute(
                 "SELECT step_id, run_id, workflow, node, handler, kind, attempt, max_attempts, lease_generation, "
-                "timeout, input, deps, traceparent, previous_span "
+                "timeout, input, deps, traceparent, previous_span, lease_expiry "
                 "FROM cyclone.claim(%s, %s::text[], %s, %s, %s::text[])",
                 (worker, None if handlers is None else list(handlers), limit, _interval(lease_ttl),
                  None if workflows is None else list(workflows)),

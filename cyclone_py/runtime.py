@@ -269,16 +269,23 @@ class HandlerPool:
         self._waiting[source].append(active)
         self._ready.put(True)
 
-    def shutdown(self) -> None:
-        """Drop the steps not started yet (their leases expire) and let each
-        thread exit after its current handler (an async one runs on: its
-        loop is closed by its owner)."""
+    def shutdown(self) -> list[Active]:
+        """Drop the steps not started yet and let each thread exit after its
+        current handler (an async one runs on: its loop is closed by its
+        owner). Returns the dropped steps: none of them will run (a thread
+        takes a step by popping it, so each is either taken or here)."""
         self._closed = True
+        dropped: list[Active] = []
         for waiting in self._waiting:
-            waiting.clear()
+            while True:
+                try:
+                    dropped.append(waiting.popleft())
+                except IndexError:
+                    break
         for _ in self._threads:
             self._slots.put(None)  # a thread waiting for a slot must reach its False
             self._ready.put(False)
+        return dropped
 
     def _take(self) -> tuple[Active, int] | None:
         """The next step and its source; None once shut down (its step was dropped).
@@ -355,6 +362,7 @@ class Active:
     source: int = 0  # which of the worker's databases it came from (Worker.dsns)
     traced: bool = False  # tracing.recording() when it was claimed: its execution gets a span
     handler_done: bool = False
+    settled: bool = False  # its outcome was handled (reported, dropped or kept for release) during a shutdown
     finished: bool = False  # reported (or given up): no more heartbeats
     # The engine said the step is no longer this execution's (renew refused its
     # lease: run cancelled or failed, step reclaimed): its handler is cancelled

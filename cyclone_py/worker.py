@@ -196,6 +196,8 @@ class Worker:
         }
         # Whether the latest claim's steps get spans (tracing.recording(), asked once a claim).
         self._traced = False
+        # Steps whose handler the shutdown cancelled and that ended: their leases are handed back (_release).
+        self._abandoned: list[Active] = []
         # The worker's Prometheus metrics, when served; None: nothing is counted.
         self.metrics: WorkerMetrics | None = None
         if self.metrics_listen is not None:
@@ -456,10 +458,16 @@ class Worker:
                 if remaining <= 0:
                     break
                 self._idle.wait(remaining)
-            stuck = list(self._active.values()) if self._running_handlers else []
+        # The grace is over: no step waiting for a handler starts any more
+        # (a thread freed by a cancelled handler would take the next one).
+        dropped = self._handler_pool.shutdown() if self._handler_pool is not None else []
+        for active in dropped:
+            self._handler_finished(active)  # never to run
+        with self._idle:
+            stuck = [active for active in self._active.values() if not active.handler_done]
         if stuck:
             logger.warning(
-                "shutdown grace over: cancelling %d in-flight step(s); their leases will expire",
+                "shutdown grace over: cancelling %d in-flight step(s); their leases are handed back as they end",
                 len(stuck),
                 extra=self._log_extra(),
             )
@@ -467,7 +475,7 @@ class Worker:
                 active.ctx.cancel("shutdown")
             with self._idle:
                 end = time.monotonic() + min(1.0, max(self.shutdown_grace, 0.1))
-                while self._running_handlers and time.monotonic() < end:
+                while not all(active.settled for active in stuck) and time.monotonic() < end:
                     self._idle.wait(end - time.monotonic())
         # Flush the reporters (each reports what was queued before, then
         # exits), then stop everything else.
@@ -481,10 +489,9 @@ class Worker:
         for shard in self._shards:
             if shard.timers is not None:
                 shard.timers.stop()
-        if self._handler_pool is not None:
-            self._handler_pool.shutdown()
         if self._aio is not None:
             self._aio.close()
+        released = self._release(dropped)
         for shard in self._shards:
             shard.close()
         if self.metrics is not None:
@@ -492,10 +499,37 @@ class Worker:
         with self._lock:
             left = self._running_handlers
         if log:
-            logger.info("worker stopped", extra=self._log_extra(abandoned=left))
+            logger.info("worker stopped", extra=self._log_extra(abandoned=left, released=released))
         if left and self._stopped_by_signal:
             # A handler ignored cancellation: the process would hang joining it.
             _hard_exit(1)
+
+    def _release(self, dropped: Sequence[Active]) -> int:
+        """Hand back the leases of the steps this worker will not finish (SPEC
+        18): those whose handler ended cancelled by the shutdown, and those
+        still waiting for a handler (``dropped``), so that another worker takes
+        them at once instead of after their lease expires. Not a step whose
+        handler still runs (it ignored the cancel): another worker would run
+        it beside it. Returns how many the engine took back; a database that
+        does not answer leaves its steps to their leases."""
+        with self._lock:
+            steps = self._abandoned + list(dropped)
+            self._abandoned = []
+        released = 0
+        unreachable: set[int] = set()
+        for active in steps:
+            step, shard = active.step, self._shards[active.source]
+            if shard.index in unreachable:
+                continue
+            try:
+                if shard.client.release(step.step_id, self.name, step.lease_generation):
+                    released += 1
+            except errors.CycloneError as exc:
+                if isinstance(exc, errors.DatabaseUnavailable):
+                    unreachable.add(shard.index)  # one wait for it, not one a step
+                logger.warning("could not release step %d: %s; its lease will expire", step.step_id, exc,
+                               extra=self._log_extra(step, shard))
+        return released
 
     # -- the claim loops --------------------------------------------------
 
@@ -782,16 +816,33 @@ class Worker:
             self._handler_finished(active, ran_s)
         if outcome is None:
             self._finish(active)
+            self._settled(active)
             return
         self._ran(active, outcome)
 
     def _ran(self, active: Active, outcome: Outcome) -> None:
-        """A handler of either kind ended: report its outcome."""
+        """A handler of either kind ended: report its outcome (or, cancelled by
+        the shutdown, keep its lease for _release); _shutdown waits for the
+        steps it cancelled to get this far."""
+        try:
+            self._settle(active, outcome)
+        finally:
+            self._settled(active)
+
+    def _settled(self, active: Active) -> None:
+        if self._stop_claiming.is_set():  # only then does anyone wait for it
+            with self._idle:
+                active.settled = True
+                self._idle.notify_all()
+
+    def _settle(self, active: Active, outcome: Outcome) -> None:
         if active.ctx.cancel_reason == "shutdown" and not outcome.ok:
-            # Cancelled by our own shutdown: not the step's failure; the lease decides.
+            # Cancelled by our own shutdown: not the step's failure; _shutdown hands the lease back.
             logger.info("step abandoned at shutdown", extra=self._log_extra(active.step, self._shards[active.source]))
             if self.metrics is not None:
                 self.metrics.dropped.labels(active.step.workflow, active.step.node, ABANDONED).inc()
+            with self._lock:
+                self._abandoned.append(active)
             self._finish(active)
             return
         if active.lost:

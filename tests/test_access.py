@@ -34,9 +34,9 @@ from psycopg.types.json import Jsonb
 Conn = psycopg.Connection[Any]
 Query = str | sql.Composed
 
-WORKER_FUNCTIONS = {"claim", "renew", "renew_many", "complete", "complete_many", "fail", "tick", "define_workflow",
-                    "backoff", "now", "next_fire", "schedule", "unschedule", "pause_schedule", "resume_schedule",
-                    "backfill", "define_limit", "drop_limit"}
+WORKER_FUNCTIONS = {"claim", "renew", "renew_many", "release", "complete", "complete_many", "fail", "tick",
+                    "define_workflow", "backoff", "now", "next_fire", "schedule", "unschedule", "pause_schedule",
+                    "resume_schedule", "backfill", "define_limit", "drop_limit"}
 CLIENT_FUNCTIONS = {"submit", "submit_many", "get_run", "signal", "now", "next_fire", "metrics", "explain_step",
                     "list_runs", "list_steps", "list_dead_letters"}
 

@@ -260,7 +260,11 @@ def test_a_lost_lease_cancels_the_task_and_its_step_runs_again_unharmed(
     assert (s.attempt, s.reclaims, s.error_kind) == (1, 1, None)  # nothing of the first execution was taken
 
 
-def test_shutdown_abandons_an_async_step_to_its_lease(dsn: str, client: Client, workers: list[Worker]) -> None:
+def test_shutdown_hands_back_the_lease_of_an_async_step_it_cancels(
+    dsn: str, client: Client, workers: list[Worker]
+) -> None:
+    # SPEC 18: not a failed attempt; the lease goes back at once (release), so
+    # another worker runs the same attempt without waiting for it to expire.
     wf, started, cancelled = async_sleeper("async_shutdown")
     w = start(workers, wf, dsn, lease_ttl=30.0, shutdown_grace=0.2)
     run_id = client.submit(wf)
@@ -268,7 +272,8 @@ def test_shutdown_abandons_an_async_step_to_its_lease(dsn: str, client: Client, 
     w.stop(timeout=10)
     assert cancelled == ["shutdown"]
     s = step_of(client, run_id, "job")
-    assert (s.state, s.attempt, s.error, s.error_kind) == ("running", 1, None, None)  # the lease decides
+    assert (s.state, s.attempt, s.reclaims, s.error, s.error_kind, s.lease_owner) == (
+        "available", 1, 0, None, None, None)
 
 
 # -- the harness --------------------------------------------------------------

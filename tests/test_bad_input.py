@@ -507,6 +507,7 @@ VALID: dict[str, Args] = {
     "pause(uuid)": lambda f: [f.run()],
     "pause_schedule(text)": lambda f: [f.schedule()],
     "prune(interval,integer)": lambda f: [timedelta(days=1), 10],
+    "release(bigint,text,bigint)": lambda f: (lambda c: [c["step_id"], "w", c["lease_generation"]])(f.claimed()),
     "renew(bigint,text,bigint,interval)": lambda f: (
         lambda c: [c["step_id"], "w", c["lease_generation"], timedelta(seconds=30)])(f.claimed()),
     "renew_many(text,bigint[],bigint[],interval)": lambda f: (

@@ -1,5 +1,5 @@
 -- Deploy cyclone:fail
--- requires: fail@v0.18.0 advance runs checks clock step_errors traces wakeups history
+-- requires: fail@v0.19.0 advance runs checks clock step_errors traces wakeups history
 -- A complete copy of sql/engine/26_fail.sql, written by scripts/rework.py: read and edit that file, not this one.
 BEGIN;
 
@@ -98,7 +98,9 @@ REVOKE ALL ON FUNCTION cyclone._fail_step(bigint,text,text,interval) FROM PUBLIC
 -- 03_checks.sql: scheduled_at = now + p_retry_in must stay a time every reader
 -- holds; a larger one was a raw 22008, or a row Python cannot load), or a malformed
 -- p_span. The run is locked (_lock_run, ancestors first), then the step (FOR
--- UPDATE), whose lease is checked under the lock.
+-- UPDATE), whose lease is checked under the lock. A report that arrives once the
+-- step's timeout has passed is refused (NULL), as complete refuses it (SPEC 18):
+-- the sweep's timeout decides that execution's fate (kind timeout), at once.
 -- p_error is stored cut when it is longer than 65,536 characters (_clipped,
 -- 03_checks.sql: its first and last 32,000 characters around a marker saying how
 -- many were cut), never refused: the failure is recorded whatever its text. It was
@@ -154,6 +156,7 @@ BEGIN
     PERFORM 1 FROM ONLY cyclone_steps
       WHERE id = p_step_id AND state = 'running' AND lease_owner = p_worker
         AND lease_generation = p_lease_generation
+        AND (timeout IS NULL OR started_at + least(timeout, interval '366 days') > cyclone.now())
         FOR UPDATE;
     IF NOT FOUND THEN
         RETURN NULL;

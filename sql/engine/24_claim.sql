@@ -1,11 +1,11 @@
 -- sql/engine/24_claim.sql: change `claim` — taking work: claim() leases due steps to a worker within their
 -- limits (SPEC 6, 12), renew() is the heartbeat that keeps a lease, renew_many() several heartbeats in one call.
--- Owns: claim, renew, renew_many; the limits' enforcement at claim time (_limited_queues, _limited_candidates, _admit);
+-- Owns: claim, renew, renew_many, release; the limits' enforcement at claim time (_limited_queues, _limited_candidates, _admit);
 -- _claimable_exists, tick's question "would a claim take a step now?".
 -- Requires: 10_runs_tables.sql (cyclone_steps and its claim index cyclone_steps_claimable, cyclone_runs),
 -- 11_limits_tables.sql (the limit tables, cyclone_serve_seq, the row type _claim_candidate), 02_clock.sql
 -- (now), 03_checks.sql (_require, _require_given), 35_limits.sql (_bucket_room; the trigger that gives slots
--- back), 40_wakeups.sql (_claimed). Reads and writes the live tables only (ONLY): finished runs move to
+-- back), 40_wakeups.sql (_claimed, _wake), 21_runs.sql (_lock_run, for release). Reads and writes the live tables only (ONLY): finished runs move to
 -- 43_history.sql's day tables.
 -- Called by: the worker (claim in its loop, renew from its heartbeat) as cyclone_worker, or cyclone_admin;
 -- 31_tick.sql calls _claimable_exists.
@@ -46,8 +46,10 @@
 -- attempt, max_attempts, lease_generation (the new one, to pass back), timeout, input, deps (each
 -- dependency's node name mapped to its output; {} when none), traceparent (the run's W3C trace context, SPEC
 -- 14) and previous_span (the span of the step's last failed execution, fail()'s failed_span, which the
--- retry's span links to). Those two came later as trailing columns; a new column goes last too, and a new
--- return type needs the function dropped and created again (CREATE OR REPLACE cannot change it).
+-- retry's span links to), and lease_expiry (when the lease runs out unless renewed: now + p_lease_ttl, so
+-- that a worker in any language need not remember what it asked for; SPEC 18). Those came later as trailing
+-- columns; a new column goes last too, and a new return type needs the function dropped and created again
+-- (CREATE OR REPLACE cannot change it: hence the DROP below, which takes its grants with it).
 -- #variable_conflict use_column: the output columns share their names with table columns.
 -- Guards: p_worker non-empty, p_limit positive, p_lease_ttl positive and at most 1 day (22023; 22004 for a
 -- NULL), tested as one expression on the hot path; the checks that name the culprit run only when it is
@@ -58,6 +60,7 @@
 -- 22008. The same bound holds for renew.
 -- The SET options below hold for the helpers claim calls too (_limited_candidates, _admit, _bucket_room,
 -- _claimed).
+DROP FUNCTION IF EXISTS cyclone.claim(text,text[],integer,interval,text[]);
 CREATE OR REPLACE FUNCTION cyclone.claim(
     p_worker text,
     p_handlers text[] DEFAULT NULL::text[],
@@ -78,7 +81,8 @@ RETURNS TABLE(
     input jsonb,
     deps jsonb,
     traceparent text,
-    previous_span text)
+    previous_span text,
+    lease_expiry timestamp with time zone)
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = cyclone, pg_temp
@@ -165,20 +169,20 @@ BEGIN
                started_at = v_now
          WHERE s.id = ANY (v_ids)
         RETURNING s.id, s.run_id, s.node, s.handler, s.kind, s.attempt, s.max_attempts,
-                  s.lease_generation, s.timeout, s.input, s.deps, s.failed_span
+                  s.lease_generation, s.timeout, s.input, s.deps, s.failed_span, s.lease_expiry
     )
     SELECT c.id, c.run_id, r.workflow, c.node, c.handler, c.kind, c.attempt, c.max_attempts,
            c.lease_generation, c.timeout, c.input,
            CASE WHEN cardinality(c.deps) = 0 THEN '{}'::jsonb
                 ELSE (SELECT coalesce(jsonb_object_agg(d.node, d.output), '{}')
                         FROM ONLY cyclone_steps d WHERE d.run_id = c.run_id AND d.node = ANY (c.deps)) END,
-           r.traceparent, c.failed_span
+           r.traceparent, c.failed_span, c.lease_expiry
       FROM claimed c
       JOIN ONLY cyclone_runs r ON r.id = c.run_id
      ORDER BY array_position(v_ids, c.id);
 END
 $$;
-COMMENT ON FUNCTION cyclone.claim(text,text[],integer,interval,text[]) IS 'Lease up to p_limit due steps of running runs (SPEC section 6), of the given handlers and workflows (NULL = any), within their limits (SPEC 12), for p_lease_ttl (positive, at most 1 day). Returns input, deps outputs, the run''s traceparent and the span of the step''s last failed execution, in claim order.';
+COMMENT ON FUNCTION cyclone.claim(text,text[],integer,interval,text[]) IS 'Lease up to p_limit due steps of running runs (SPEC section 6), of the given handlers and workflows (NULL = any), within their limits (SPEC 12), for p_lease_ttl (positive, at most 1 day). Returns input, deps outputs, the run''s traceparent and the span of the step''s last failed execution and the lease''s expiry, in claim order.';
 REVOKE ALL ON FUNCTION cyclone.claim(text,text[],integer,interval,text[]) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cyclone.claim(text,text[],integer,interval,text[]) TO cyclone_worker;
 GRANT EXECUTE ON FUNCTION cyclone.claim(text,text[],integer,interval,text[]) TO cyclone_admin;
@@ -706,3 +710,44 @@ COMMENT ON FUNCTION cyclone.renew_many(text,bigint[],bigint[],interval) IS 'Hear
 REVOKE ALL ON FUNCTION cyclone.renew_many(text,bigint[],bigint[],interval) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cyclone.renew_many(text,bigint[],bigint[],interval) TO cyclone_worker;
 GRANT EXECUTE ON FUNCTION cyclone.renew_many(text,bigint[],bigint[],interval) TO cyclone_admin;
+
+-- release: hands a lease back (SPEC 18), for a worker that shuts down with a step it will not finish. On a
+-- match of (running, p_worker, p_lease_generation) the step is available again at once, its scheduled_at
+-- unchanged; no attempt is charged (rerun_attempt: the next claim runs the same attempt number, as after a
+-- reclaim) and reclaims is unchanged (nothing expired). The lease_generation the next claim gives fences a
+-- late report of the released execution, as after a reclaim. False when the lease is no longer the
+-- caller's, or the step is unknown or its run archived. Its limit slots go back through the release trigger
+-- (35_limits.sql), and waiting workers are woken (_wake). 22004 for a missing argument.
+-- Lock order: the run (_lock_run, ancestors first), then the step, as complete and fail.
+CREATE OR REPLACE FUNCTION cyclone.release(p_step_id bigint, p_worker text, p_lease_generation bigint)
+RETURNS boolean
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = cyclone, pg_temp
+AS $$
+DECLARE
+    v_run_id uuid;
+BEGIN
+    PERFORM cyclone._require_given('release', p_step_id IS NOT NULL AND p_worker IS NOT NULL
+                             AND p_lease_generation IS NOT NULL,
+                             'p_step_id, p_worker and p_lease_generation are required');
+    SELECT s.run_id INTO v_run_id FROM ONLY cyclone_steps s WHERE s.id = p_step_id;
+    IF NOT FOUND THEN
+        RETURN false;
+    END IF;
+    PERFORM cyclone._lock_run(v_run_id);
+    UPDATE ONLY cyclone_steps
+       SET state = 'available', lease_owner = NULL, lease_expiry = NULL, rerun_attempt = true
+     WHERE id = p_step_id AND state = 'running' AND lease_owner = p_worker
+       AND lease_generation = p_lease_generation;
+    IF NOT FOUND THEN
+        RETURN false;
+    END IF;
+    PERFORM cyclone._wake();
+    RETURN true;
+END
+$$;
+COMMENT ON FUNCTION cyclone.release(bigint,text,bigint) IS 'Hand a lease back (a worker shutting down): the step is available again at once, scheduled_at unchanged, no attempt charged, reclaims unchanged. False when the lease is no longer the caller''s.';
+REVOKE ALL ON FUNCTION cyclone.release(bigint,text,bigint) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION cyclone.release(bigint,text,bigint) TO cyclone_worker;
+GRANT EXECUTE ON FUNCTION cyclone.release(bigint,text,bigint) TO cyclone_admin;

@@ -93,7 +93,9 @@ REVOKE ALL ON FUNCTION cyclone._fail_step(bigint,text,text,interval) FROM PUBLIC
 -- 03_checks.sql: scheduled_at = now + p_retry_in must stay a time every reader
 -- holds; a larger one was a raw 22008, or a row Python cannot load), or a malformed
 -- p_span. The run is locked (_lock_run, ancestors first), then the step (FOR
--- UPDATE), whose lease is checked under the lock.
+-- UPDATE), whose lease is checked under the lock. A report that arrives once the
+-- step's timeout has passed is refused (NULL), as complete refuses it (SPEC 18):
+-- the sweep's timeout decides that execution's fate (kind timeout), at once.
 -- p_error is stored cut when it is longer than 65,536 characters (_clipped,
 -- 03_checks.sql: its first and last 32,000 characters around a marker saying how
 -- many were cut), never refused: the failure is recorded whatever its text. It was
@@ -149,6 +151,7 @@ BEGIN
     PERFORM 1 FROM ONLY cyclone_steps
       WHERE id = p_step_id AND state = 'running' AND lease_owner = p_worker
         AND lease_generation = p_lease_generation
+        AND (timeout IS NULL OR started_at + least(timeout, interval '366 days') > cyclone.now())
         FOR UPDATE;
     IF NOT FOUND THEN
         RETURN NULL;

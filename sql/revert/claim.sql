@@ -3,6 +3,9 @@
 BEGIN;
 
 DROP FUNCTION IF EXISTS cyclone.renew_many(text, bigint[], bigint[], interval);
+DROP FUNCTION IF EXISTS cyclone.release(bigint, text, bigint);
+-- claim's rows gained lease_expiry: the previous return type needs the function made again.
+DROP FUNCTION IF EXISTS cyclone.claim(text, text[], integer, interval, text[]);
 
 -- sql/engine/24_claim.sql: change `claim` — taking work: claim() leases due steps to a worker within their
 -- limits (SPEC 6, 12), renew() is the heartbeat that keeps a lease.

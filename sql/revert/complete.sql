@@ -1,5 +1,5 @@
 -- Revert cyclone:complete to its previous version: the deploy script it had before
--- (sql/deploy/complete@v0.18.0.sql), and a drop of each function the new version added.
+-- (sql/deploy/complete@v0.19.0.sql), and a drop of each function the new version added.
 BEGIN;
 
 -- sql/engine/25_complete.sql: change `complete` — a worker's successful result (SPEC 6):
@@ -8,11 +8,13 @@ BEGIN;
 -- same transaction. A late result (after a reclaim, timeout, cancel or deadline)
 -- matches nothing and changes nothing.
 -- Requires: 21_runs.sql (_lock_run, _root_run), 22_advance.sql (_advance_runs),
--- 03_checks.sql (_require, _require_given), 10_runs_tables.sql, 02_clock.sql.
+-- 03_checks.sql (_require, _require_given, _payload_problem, _check_payload),
+-- 10_runs_tables.sql, 02_clock.sql.
 -- Lock order: the run (after its ancestors), then its steps; a batch's runs by root
 -- run, then run id (21_runs.sql).
 -- What complete_many reaches, in this order, all under the run locks it takes first:
---   1. _require_given, _require (03_checks.sql): the arguments.
+--   1. _require_given, _require, _payload_problem and _check_payload (03_checks.sql):
+--      the arguments, the outputs within the limits of any JSON the engine stores.
 --   2. The runs: when one has a parent, _root_run (_ancestors) to order them and
 --      _lock_run for each (21_runs.sql); else one SELECT ... FOR NO KEY UPDATE in
 --      run-id order.
@@ -41,7 +43,13 @@ BEGIN;
 -- False, and no change, when the lease is no longer the caller's, or the step is
 -- unknown or its run archived. 22004 for a missing step, worker or generation: the
 -- arguments are tested with one plain expression, and _require_given, which names
--- them, runs only when one is NULL. The run and its parent are read in one
+-- them, runs only when one is NULL. 22023, before any lock and with nothing written,
+-- for an output over 1 MiB or nested deeper than 100 levels (_payload_problem,
+-- 03_checks.sql), as for an input: the output is stored on the step, copied into the
+-- run's output when the node is a leaf, and into each dependent's claim (deps), and
+-- every reader decodes it. _payload_problem is inlined into the IF (about half a
+-- microsecond for a small output); _check_payload, which names the argument, runs
+-- only to raise. A NULL output is no output. The run and its parent are read in one
 -- statement, unlocked (a run's parent never changes); a run without a parent, the
 -- common case, is locked directly (FOR NO KEY UPDATE, as _lock_run would), a child
 -- run through _lock_run (ancestors first). The step's row lock comes with its UPDATE.
@@ -66,6 +74,9 @@ BEGIN
     IF p_step_id IS NULL OR p_worker IS NULL OR p_lease_generation IS NULL THEN
         PERFORM cyclone._require_given('complete', p_step_id IS NOT NULL AND p_worker IS NOT NULL
                                  AND p_lease_generation IS NOT NULL, 'p_step_id, p_worker and p_lease_generation are required');
+    END IF;
+    IF cyclone._payload_problem(p_output) IS NOT NULL THEN
+        PERFORM cyclone._check_payload('complete: p_output', p_output);
     END IF;
     SELECT r.id, r.parent_run_id INTO v_run_id, v_parent
       FROM ONLY cyclone_steps s JOIN ONLY cyclone_runs r ON r.id = s.run_id WHERE s.id = p_step_id;
@@ -101,7 +112,12 @@ GRANT EXECUTE ON FUNCTION cyclone.complete(bigint,text,bigint,jsonb) TO cyclone_
 -- refused, the others accepted). Returns one row per element, in input order,
 -- accepted or not. 22004 for a NULL worker or array; 22023 when the arrays differ
 -- in length or lower bound (elements pair by position), hold a NULL id or
--- generation, or list an id twice. The runs of the listed steps are locked before
+-- generation, or list an id twice, and for an output complete would refuse (over
+-- 1 MiB, nested deeper than 100 levels: _payload_problem), the message naming the
+-- first such element's position and step id. Then the whole batch is refused and
+-- nothing is written: the caller sends the others again without it (and fails that
+-- step), as for any refused argument. The outputs are checked by one query that
+-- stops at the first bad one, before any lock. The runs of the listed steps are locked before
 -- any step: when one has a parent, one at a time through _lock_run in order of
 -- _root_run, then run id, so that two batches crossing parent and child runs
 -- cannot deadlock; else all in one statement, in run-id order. Then one UPDATE
@@ -124,6 +140,7 @@ DECLARE
     v_run_id uuid;
     v_runs uuid[];
     v_done bigint[];
+    v_bad record;
 BEGIN
     PERFORM cyclone._require_given('complete_many', p_worker IS NOT NULL AND p_step_ids IS NOT NULL
                              AND p_lease_generations IS NOT NULL AND p_outputs IS NOT NULL,
@@ -138,6 +155,15 @@ BEGIN
         'step ids and lease generations must not contain NULL');
     PERFORM cyclone._require('complete_many',
         (SELECT count(DISTINCT u) = count(*) FROM unnest(p_step_ids) u), 'a step id is listed twice');
+    SELECT o.ord, o.step_id, o.output INTO v_bad
+      FROM unnest(p_step_ids, p_outputs) WITH ORDINALITY AS o(step_id, output, ord)
+     WHERE cyclone._payload_problem(o.output) IS NOT NULL
+     ORDER BY o.ord
+     LIMIT 1;
+    IF FOUND THEN
+        PERFORM cyclone._check_payload(format('complete_many: output %s (step %s)', v_bad.ord, v_bad.step_id),
+                                       v_bad.output);
+    END IF;
 
     -- Lock order: the runs by root run, then run id (ancestors first for child runs).
     SELECT array_agg(DISTINCT s.run_id ORDER BY s.run_id) INTO v_runs

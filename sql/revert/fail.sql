@@ -1,5 +1,5 @@
 -- Revert cyclone:fail to its previous version: the deploy script it had before
--- (sql/deploy/fail@v0.18.0.sql), and a drop of each function the new version added.
+-- (sql/deploy/fail@v0.19.0.sql), and a drop of each function the new version added.
 BEGIN;
 
 -- sql/engine/26_fail.sql: change `fail` — a failed execution (SPEC 6): the step
@@ -12,8 +12,8 @@ BEGIN;
 -- Owns backoff and fail (granted to cyclone_worker and cyclone_admin) and _fail_step.
 -- Requires: 21_runs.sql (_lock_run), 22_advance.sql (_discard_step), 40_wakeups.sql
 -- (_wake), 39_traces.sql (_traceparent_problem), 03_checks.sql (_require,
--- _require_given, _shown), 10_runs_tables.sql (cyclone_steps, cyclone_step_errors),
--- 02_clock.sql. Called by workers (fail, backoff) and 27_sweep.sql (_fail_step).
+-- _require_given, _shown, _clipped, _deadline_problem), 10_runs_tables.sql
+-- (cyclone_steps, cyclone_step_errors), 02_clock.sql. Called by workers (fail, backoff) and 27_sweep.sql (_fail_step).
 -- Lock order: the run (after its ancestors), then its step.
 -- This file is the change's complete current source; edit it here and ship it with
 -- `make rework CHANGE=fail NOTE="..."` (docs/architecture.md, Changing the engine).
@@ -93,9 +93,16 @@ REVOKE ALL ON FUNCTION cyclone._fail_step(bigint,text,text,interval) FROM PUBLIC
 -- no longer the caller's (or the step is unknown or archived). 22004 for a missing
 -- step, worker, generation, error or error kind; 22023 for an error kind other than
 -- error, panic, timeout and permanent (shown cut to 40 characters, as every refusal
--- shows a value), a negative p_retry_in or a malformed p_span. The run is locked
--- (_lock_run, ancestors first), then the step (FOR UPDATE), whose lease is checked
--- under the lock.
+-- shows a value), a negative p_retry_in or one over 1,000,000 days (_deadline_problem,
+-- 03_checks.sql: scheduled_at = now + p_retry_in must stay a time every reader
+-- holds; a larger one was a raw 22008, or a row Python cannot load), or a malformed
+-- p_span. The run is locked (_lock_run, ancestors first), then the step (FOR
+-- UPDATE), whose lease is checked under the lock.
+-- p_error is stored cut when it is longer than 65,536 characters (_clipped,
+-- 03_checks.sql: its first and last 32,000 characters around a marker saying how
+-- many were cut), never refused: the failure is recorded whatever its text. It was
+-- stored whole (100 MB were), on the step, in its error history and as the run's
+-- error, which every page and listing of the run shows.
 -- p_span, the failed execution's span as a W3C traceparent, is kept in failed_span:
 -- the next claim returns it as previous_span, for the new execution's span link
 -- (SPEC 14), after a retry or after an operator's retry of the discard. A retry the
@@ -131,6 +138,9 @@ BEGIN
         format('p_error_kind must be error, panic, timeout or permanent, not %s',
                coalesce(cyclone._shown(p_error_kind), 'NULL')));
     PERFORM cyclone._require('fail', coalesce(p_retry_in >= interval '0', true), 'p_retry_in must not be negative');
+    IF cyclone._deadline_problem(p_retry_in) IS NOT NULL THEN
+        RAISE EXCEPTION 'fail: p_retry_in %', cyclone._deadline_problem(p_retry_in) USING ERRCODE = '22023';
+    END IF;
     IF p_span IS NOT NULL AND cyclone._traceparent_problem(p_span) IS NOT NULL THEN
         RAISE EXCEPTION 'fail: p_span % %', cyclone._shown(p_span), cyclone._traceparent_problem(p_span)
             USING ERRCODE = '22023';
@@ -147,7 +157,7 @@ BEGIN
     IF NOT FOUND THEN
         RETURN NULL;
     END IF;
-    v_state := cyclone._fail_step(p_step_id, p_error, p_error_kind, p_retry_in);
+    v_state := cyclone._fail_step(p_step_id, cyclone._clipped(p_error), p_error_kind, p_retry_in);
     -- The span, for the next attempt's link: one more write only when there
     -- is one to keep (a retry has just cleared the old one), or on a discard
     -- (whose statement did not).

@@ -13,7 +13,7 @@ SELECT 'cyclone._limited_queues(timestamptz)'::regprocedure;
 SELECT 1 / (SELECT count(*) FROM pg_proc WHERE oid = 'cyclone._admit(bigint[], int, timestamptz)'::regprocedure
                 AND prosrc LIKE '%cyclone_free_slots%')::int;
 SELECT 1 / (SELECT count(*) FROM pg_proc WHERE proname = 'claim' AND pronamespace = 'cyclone'::regnamespace
-                    AND proargnames[array_upper(proargnames, 1)] = 'previous_span')::int;
+                    AND proargnames[array_upper(proargnames, 1)] = 'lease_expiry')::int;
 -- The engine's statements read the live table only (history.sql).
 SELECT 1 / (pg_get_functiondef('cyclone.renew(bigint, text, bigint, interval)'::regprocedure) ~ 'ONLY cyclone(\.cyclone)?_(runs|steps)')::int;
 -- Issue 30: a lease TTL is at most 1 day.
@@ -25,4 +25,9 @@ SELECT 1 / (pg_get_functiondef('cyclone.renew(bigint, text, bigint, interval)'::
 SELECT 'cyclone.renew_many(text, bigint[], bigint[], interval)'::regprocedure;
 SELECT 1 / (pg_get_functiondef('cyclone.renew_many(text, bigint[], bigint[], interval)'::regprocedure)
             ~ 'SKIP LOCKED')::int;
+-- Issue 35 (SPEC 18): claim's rows say when the lease runs out; release() hands a lease back.
+SELECT 1 / (SELECT count(*)::int FROM pg_proc p, unnest(p.proargnames, p.proargmodes) AS a(name, mode)
+             WHERE p.oid = 'cyclone.claim(text, text[], integer, interval, text[])'::regprocedure
+               AND a.name = 'lease_expiry' AND a.mode = 't');
+SELECT 'cyclone.release(bigint, text, bigint)'::regprocedure;
 ROLLBACK;

@@ -11,4 +11,7 @@ SELECT 1 / (pg_get_functiondef('cyclone.complete(bigint, text, bigint, jsonb)'::
 -- Outputs are held to the payload limits (issue 30: 1 MiB, nested at most 100 levels).
 SELECT 1 / (pg_get_functiondef('cyclone.complete(bigint, text, bigint, jsonb)'::regprocedure) ~ '_payload_problem\(p_output\)')::int;
 SELECT 1 / (pg_get_functiondef('cyclone.complete_many(text, bigint[], bigint[], jsonb[])'::regprocedure) ~ '_payload_problem')::int;
+-- Issue 35 (SPEC 18): a result after the step's timeout is refused.
+SELECT 1 / (pg_get_functiondef('cyclone.complete(bigint, text, bigint, jsonb)'::regprocedure) ~ 'started_at \+ least\(timeout')::int;
+SELECT 1 / (pg_get_functiondef('cyclone.complete_many(text, bigint[], bigint[], jsonb[])'::regprocedure) ~ 'started_at \+ least\(s.timeout')::int;
 ROLLBACK;

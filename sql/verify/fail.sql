@@ -15,4 +15,7 @@ SELECT 1 / (pg_get_functiondef('cyclone.fail(bigint, text, bigint, text, text, i
             ~ '_clipped\(p_error\)')::int;
 SELECT 1 / (pg_get_functiondef('cyclone.fail(bigint, text, bigint, text, text, interval, text)'::regprocedure)
             ~ '_deadline_problem\(p_retry_in\)')::int;
+-- Issue 35 (SPEC 18): a report after the step's timeout is refused.
+SELECT 1 / (pg_get_functiondef('cyclone.fail(bigint, text, bigint, text, text, interval, text)'::regprocedure)
+            ~ 'started_at \+ least\(timeout')::int;
 ROLLBACK;

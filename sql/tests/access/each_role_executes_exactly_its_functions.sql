@@ -1,4 +1,4 @@
--- SPEC section 10: cyclone_worker runs the worker protocol (claim, renew, renew_many, complete,
+-- SPEC section 10: cyclone_worker runs the worker protocol (claim, renew, renew_many, release, complete,
 -- complete_many, fail, tick, define_workflow, and the limits: define_limit,
 -- drop_limit); cyclone_client submits and reads (submit, submit_many, get_run,
 -- signal, explain_step); operator actions and the clock are cyclone_admin's
@@ -7,13 +7,14 @@
 -- (SPEC 14) and the listings (SPEC 15) for cyclone_client and cyclone_admin;
 -- configuring a shard and the partition helpers for cyclone_admin.
 BEGIN;
-SELECT plan(126);
+SELECT plan(129);
 
 CREATE TEMP TABLE expected (fn text, worker boolean, client boolean, admin boolean);
 INSERT INTO expected VALUES
     ('cyclone.claim(text, text[], int, interval, text[])',         true,  false, true),
     ('cyclone.renew(bigint, text, bigint, interval)',              true,  false, true),
     ('cyclone.renew_many(text, bigint[], bigint[], interval)',     true,  false, true),
+    ('cyclone.release(bigint, text, bigint)',                      true,  false, true),
     ('cyclone.complete(bigint, text, bigint, jsonb)',              true,  false, true),
     ('cyclone.complete_many(text, bigint[], bigint[], jsonb[])',   true,  false, true),
     ('cyclone.fail(bigint, text, bigint, text, text, interval, text)', true, false, true),

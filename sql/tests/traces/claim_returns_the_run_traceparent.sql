@@ -17,9 +17,11 @@ SELECT results_eq(
     $$VALUES (2, '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01'::text)$$,
     'so does its retry');
 SELECT is((SELECT c.traceparent FROM cyclone_test.claim_node(:'plain', 'plain') c), NULL, 'a run without one: NULL');
-SELECT is((SELECT proargnames[array_upper(proargnames, 1) - 1] FROM pg_proc
-            WHERE proname = 'claim' AND pronamespace = 'cyclone'::regnamespace),
-          'traceparent', 'traceparent is claim''s last column but one (previous_span is the last)');
+-- Columns are only ever added at the end, so a caller that reads them by position keeps working:
+-- traceparent and previous_span came after the first twelve, lease_expiry (SPEC 18) after them.
+SELECT is((SELECT (proargnames[array_position(proargnames, 'traceparent') : array_position(proargnames, 'traceparent') + 1])
+             FROM pg_proc WHERE proname = 'claim' AND pronamespace = 'cyclone'::regnamespace),
+          ARRAY['traceparent', 'previous_span'], 'traceparent is a trailing column, previous_span right after it');
 
 SELECT * FROM finish();
 ROLLBACK;
