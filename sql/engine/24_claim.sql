@@ -182,7 +182,7 @@ BEGIN
      ORDER BY array_position(v_ids, c.id);
 END
 $$;
-COMMENT ON FUNCTION cyclone.claim(text,text[],integer,interval,text[]) IS 'Lease up to p_limit due steps of running runs (SPEC section 6), of the given handlers and workflows (NULL = any), within their limits (SPEC 12), for p_lease_ttl (positive, at most 1 day). Returns input, deps outputs, the run''s traceparent and the span of the step''s last failed execution and the lease''s expiry, in claim order.';
+COMMENT ON FUNCTION cyclone.claim(text,text[],integer,interval,text[]) IS 'Lease up to p_limit due steps of running runs (SPEC section 6), of the given handlers and workflows (NULL = any), within their limits (SPEC 12), for p_lease_ttl (positive, at most 1 day). Returns input, deps outputs, the run''s traceparent, the span of the step''s last failed execution and the lease''s expiry, in claim order.';
 REVOKE ALL ON FUNCTION cyclone.claim(text,text[],integer,interval,text[]) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cyclone.claim(text,text[],integer,interval,text[]) TO cyclone_worker;
 GRANT EXECUTE ON FUNCTION cyclone.claim(text,text[],integer,interval,text[]) TO cyclone_admin;
