@@ -816,7 +816,7 @@ class Worker:
             self._handler_finished(active, ran_s)
         if outcome is None:
             self._finish(active)
-            self._settled(active)
+            self._mark_settled(active)
             return
         self._ran(active, outcome)
 
@@ -825,17 +825,17 @@ class Worker:
         the shutdown, keep its lease for _release); _shutdown waits for the
         steps it cancelled to get this far."""
         try:
-            self._settle(active, outcome)
+            self._handle_outcome(active, outcome)
         finally:
-            self._settled(active)
+            self._mark_settled(active)
 
-    def _settled(self, active: Active) -> None:
+    def _mark_settled(self, active: Active) -> None:
         if self._stop_claiming.is_set():  # only then does anyone wait for it
             with self._idle:
                 active.settled = True
                 self._idle.notify_all()
 
-    def _settle(self, active: Active, outcome: Outcome) -> None:
+    def _handle_outcome(self, active: Active, outcome: Outcome) -> None:
         if active.ctx.cancel_reason == "shutdown" and not outcome.ok:
             # Cancelled by our own shutdown: not the step's failure; _shutdown hands the lease back.
             logger.info("step abandoned at shutdown", extra=self._log_extra(active.step, self._shards[active.source]))
