@@ -251,7 +251,7 @@ def test_a_lost_lease_cancels_the_task_and_its_step_runs_again_unharmed(
     run_id = client.submit(wf)
     wait_for(first.is_set, what="handler to start")
     client.advance_time(timedelta(minutes=1))  # past the lease on the engine's clock
-    assert client.tick().reclaimed == 1  # another client's sweep reclaims it
+    client.tick()  # a sweep reclaims it: this one, or the worker's own if it ticks first
     run = wait_for(lambda r=run_id: terminal(client, r), what="run to finish")
     wait_for(lambda: reasons, what="the first task to be cancelled")
     assert reasons == ["lease lost"]

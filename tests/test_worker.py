@@ -106,7 +106,7 @@ def test_lost_lease_cancels_the_handler_and_its_late_result_is_refused(
     wait_for(first.is_set, what="handler to start")
     # Simulate a reclaim: the engine clock passes the lease, another client ticks.
     client.advance_time(timedelta(minutes=1))
-    assert client.tick().reclaimed == 1
+    client.tick()  # reclaims it, unless the worker's own tick got there first
     run = wait_for(lambda: terminal(client, run_id), what="run to finish")
     wait_for(lambda: reasons, what="first handler to notice")
     assert reasons == ["lease lost"]

@@ -139,8 +139,8 @@ def test_a_lost_lease_counts_a_refused_renewal_and_a_refused_result(
     assert w.metrics is not None and w.metrics.url is not None
     run_id = client.submit(wf)
     wait_for(first.is_set, what="the handler to start")
-    client.advance_time(timedelta(minutes=1))  # past the lease: another client's tick reclaims it
-    assert client.tick().reclaimed == 1
+    client.advance_time(timedelta(minutes=1))  # past the lease
+    client.tick()  # reclaims it, unless the worker's own tick got there first
     assert wait_for(lambda: terminal(client, run_id)).output == {"job": "fresh"}
     labels = {"workflow": "metered_lease", "node": "job"}
 
