@@ -522,6 +522,20 @@ class LimitRow:
     available: int
 
 
+@dataclass(frozen=True)
+class WorkerRow:
+    """A row of ``cyclone.cyclone_v_workers`` (SPEC 18): a registered worker,
+    what it said about itself (``info``: handlers, workflows, host, pid...),
+    whether it was seen within the last 60 seconds, and the steps it holds."""
+
+    name: str
+    info: Mapping[str, Any]
+    started_at: datetime
+    last_seen_at: datetime
+    alive: bool
+    running: int
+
+
 def _moment(value: Any) -> datetime | None:
     return None if value is None else datetime.fromisoformat(str(value))
 
@@ -532,8 +546,9 @@ class Explanation:
     first that applies (SPEC 12: a terminal state, ``running``,
     ``waiting_signal``, ``waiting_child``, ``pending_deps``, ``run_terminal``,
     ``run_paused``, ``not_due``, ``concurrency_limit``, ``rate_limit``,
-    ``claimable``); the details it comes with are fields (None when the
-    reason has none), and ``raw`` is the answer as SQL gave it."""
+    ``claimable``, with ``workers``: how many live registered workers would
+    claim it); the details it comes with are fields (None when the reason has
+    none), and ``raw`` is the answer as SQL gave it."""
 
     step_id: int
     reason: str
@@ -547,6 +562,7 @@ class Explanation:
     running: int | None = None
     max: int | None = None
     next_slot_at: datetime | None = None
+    workers: int | None = None
     raw: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -565,6 +581,7 @@ class Explanation:
             running=data.get("running"),
             max=data.get("max"),
             next_slot_at=_moment(data.get("next_slot_at")),
+            workers=data.get("workers"),
             raw=dict(data),
         )
 
@@ -1059,6 +1076,24 @@ class Client:
         step it will not finish): the step is available again at once, with no
         attempt charged. False when the lease is no longer ``worker``'s."""
         return bool(self._value("SELECT cyclone.release(%s, %s, %s)", (step_id, worker, lease_generation)))
+
+    def register_worker(self, worker: str, info: Mapping[str, Any] | None = None) -> None:
+        """``cyclone.register_worker``: insert or refresh this worker's registry
+        row (SPEC 18): ``info`` replaced, last seen now."""
+        self._value("SELECT cyclone.register_worker(%s, %s)", (worker, Jsonb(dict(info or {}))))
+
+    def deregister_worker(self, worker: str) -> bool:
+        """``cyclone.deregister_worker``: remove the row at a clean exit; false
+        when there is none."""
+        return bool(self._value("SELECT cyclone.deregister_worker(%s)", (worker,)))
+
+    def workers(self) -> list[WorkerRow]:
+        """Rows of ``cyclone_v_workers``: the live ones first, then by name."""
+        return self._rows(
+            WorkerRow,
+            "SELECT name, info, started_at, last_seen_at, alive, running FROM cyclone.cyclone_v_workers "
+            "ORDER BY alive DESC, name",
+        )
 
     def renew_many(
         self, worker: str, step_ids: Sequence[int], lease_generations: Sequence[int], lease_ttl: Duration = 30.0

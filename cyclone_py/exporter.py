@@ -55,6 +55,7 @@ HELP: dict[str, str] = {
     "cyclone_dlq_steps": "Discarded steps kept (dead letters), by workflow and error kind.",
     "cyclone_expired_leases": "Running steps past their lease: work the sweep has yet to reclaim.",
     "cyclone_workers": "Distinct lease owners holding a running step.",
+    "cyclone_workers_alive": "Registered workers seen within the last 60 seconds, idle ones included.",
     "cyclone_schedule_next_fire_timestamp_seconds": "Unix time of the next slot of each schedule; paused ones "
                                                     "omitted.",
     "cyclone_limit_running": "Running slots of each limit (bucket \"\" for a limit without a key; a keyed "

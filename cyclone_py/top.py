@@ -50,11 +50,14 @@ def frame(rows: Sequence[Metric], now: datetime, *, scrape_seconds: float | None
     def total(name: str) -> float:
         return sum(r.value for r in by_name[name])
 
-    workers, expired = total("cyclone_workers"), total("cyclone_expired_leases")
+    alive, busy = total("cyclone_workers_alive"), total("cyclone_workers")
+    expired = total("cyclone_expired_leases")
     header = Text.assemble(
         ("cyclone top", "bold"),
-        f"  {fmt_time(now)}  workers ",
-        (_n(workers), "bold"),
+        f"  {fmt_time(now)}  workers alive ",
+        (_n(alive), "bold"),
+        "  busy ",
+        (_n(busy), "bold"),
         "  expired leases ",
         (_n(expired), "bold red" if expired > 0 else "bold"),
         f"  scrape {scrape_seconds * 1000:.0f} ms" if scrape_seconds is not None else "",

@@ -5,7 +5,8 @@ as it has free handler slots plus a prefetch buffer, runs each handler in a
 thread pool, renews each step's lease on that step's own schedule (every
 ``lease_ttl/3`` with a random first phase and +-10% jitter), and reports through ``complete_many`` (batched:
 whatever finished while the previous report was in flight) or ``fail``. Every
-poll interval it calls ``cyclone.tick`` so that expired leases, timeouts,
+poll interval it refreshes its row of the worker registry (``cyclone.register_worker``,
+removed again at a clean exit) and calls ``cyclone.tick`` so that expired leases, timeouts,
 deadlines, ``max_wait`` and due schedule slots are handled even with no pg_cron.
 
 At start it registers, on each database, the app's limits (``define_limit``: the app's
@@ -86,6 +87,7 @@ from cyclone_py.listener import Listener
 from cyclone_py.metrics import ABANDONED, REFUSED, MetricsServerError, WorkerMetrics, parse_listen
 from cyclone_py.reporter import Reporter
 from cyclone_py.runtime import Active, DatabaseOutage, HandlerPool, Timers, log_extra
+from cyclone_py.version import __version__
 from cyclone_py.workflow import App, Workflow, as_app, format_interval
 
 __all__ = ["Backoff", "ErrorHook", "Worker"]
@@ -104,6 +106,12 @@ HEARTBEAT_WINDOW = 0.1
 #: (``renew_many`` answered None: its completion, a cancel) is asked again
 #: after this many seconds (or half an interval, when that is sooner).
 HELD_RETRY = 0.5
+
+#: The worker refreshes its registry row (``cyclone.register_worker``, SPEC
+#: 18) on every poll, and at least this often when the poll interval is
+#: longer: the registry counts a worker alive while it was seen within the
+#: last 60 seconds.
+ANNOUNCE_EVERY = 20.0
 
 
 # -- the worker -------------------------------------------------------------
@@ -492,6 +500,7 @@ class Worker:
         if self._aio is not None:
             self._aio.close()
         released = self._release(dropped)
+        self._deregister()
         for shard in self._shards:
             shard.close()
         if self.metrics is not None:
@@ -563,12 +572,15 @@ class Worker:
         """Claim and tick on one database until the worker stops."""
         if not shard.registered and not self._register(shard, wait=True):
             return  # stopped before the database answered
-        next_tick = time.monotonic()
+        next_tick = next_announce = time.monotonic()
         claim_due = True
         failures = 0
         while not self._stop_claiming.is_set():
             started = time.monotonic()
             try:
+                if time.monotonic() >= next_announce:
+                    self._announce(shard)
+                    next_announce = time.monotonic() + min(self.poll_interval, ANNOUNCE_EVERY)
                 if time.monotonic() >= next_tick:
                     self._tick(shard)
                     next_tick = time.monotonic() + self.poll_interval
@@ -609,7 +621,7 @@ class Worker:
                 continue
             if claim_due and self._free(shard) > 0:
                 continue
-            shard.wake.wait(max(0.0, next_tick - time.monotonic()))
+            shard.wake.wait(max(0.0, min(next_tick, next_announce) - time.monotonic()))
             shard.wake.clear()
             if shard.wakeup_pending:
                 shard.wakeup_pending = False
@@ -695,6 +707,47 @@ class Worker:
             self._start_step(shard, step)
         with self._lock:
             shard.reserved -= reserved
+
+    def _announce(self, shard: Shard) -> None:
+        """Insert or refresh this worker's registry row on one database (SPEC
+        18): what it claims and who it is, for ``cyclone workers``, metrics and
+        ``cyclone explain``. Bookkeeping only: a refusal (a database of an
+        older release without the registry, an info the engine will not keep)
+        is logged once and the worker goes on claiming."""
+        info = {
+            "handlers": list(self.handlers),
+            "workflows": list(self.workflows),
+            "host": socket.gethostname(),
+            "pid": os.getpid(),
+            "language": "python",
+            "version": __version__,
+            "concurrency": self.concurrency,
+            "lease_ttl": self.lease_ttl,
+            "poll_interval": self.poll_interval,
+            "max_reclaims": self.max_reclaims,
+        }
+        try:
+            shard.client.register_worker(self.name, info)
+        except errors.DatabaseUnavailable:
+            raise
+        except errors.CycloneError as exc:
+            if not shard.announce_failed:
+                shard.announce_failed = True
+                logger.warning("could not register in the worker registry (%s); claiming anyway", exc,
+                               extra=self._log_extra(shard=shard))
+
+    def _deregister(self) -> None:
+        """Remove this worker's registry rows at its exit (SPEC 18); a
+        database that does not answer keeps the row until a tick forgets it."""
+        for shard in self._shards:
+            if shard.announce_failed:
+                continue
+            try:
+                shard.client.deregister_worker(self.name)
+            except errors.CycloneError as exc:
+                logger.warning("could not deregister: %s", exc, extra=self._log_extra(shard=shard))
+            except RuntimeError:
+                pass  # never opened (the worker failed to start)
 
     def _tick(self, shard: Shard) -> None:
         result = shard.client.tick(self.max_reclaims)
@@ -1078,6 +1131,7 @@ class Shard:
         self.wake = threading.Event()  # its loop waits on it
         self.wakeup_pending = False
         self.registered = False
+        self.announce_failed = False  # register_worker was refused once (logged once)
         self.held = 0  # steps started here whose handler has not ended (running or queued)
         self.reserved = 0  # slots held for claims in flight (its loop, its listener)
         # Moving averages (seconds) for the adaptive prefetch: one claim round

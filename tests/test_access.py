@@ -5,8 +5,8 @@ connects as them over the embedded cluster's socket, and drops them at the
 end (roles are cluster-wide, so the names are unique per test).
 
 - a worker login runs the worker protocol and nothing else: no table reads or
-  writes (it reads the views every role reads, cyclone_v_limits and
-  cyclone_v_schedules), no operator actions, no client functions, no internal
+  writes (it reads the views every role reads, cyclone_v_limits,
+  cyclone_v_schedules and cyclone_v_workers), no operator actions, no client functions, no internal
   helpers;
 - a client login submits, signals and reads the views and the run and step
   tables (the documented deadline queries run verbatim), and cannot work steps;
@@ -35,7 +35,7 @@ Conn = psycopg.Connection[Any]
 Query = str | sql.Composed
 
 WORKER_FUNCTIONS = {"claim", "renew", "renew_many", "release", "complete", "complete_many", "fail", "tick",
-                    "define_workflow", "backoff", "now", "next_fire", "schedule", "unschedule", "pause_schedule",
+                    "register_worker", "deregister_worker", "define_workflow", "backoff", "now", "next_fire", "schedule", "unschedule", "pause_schedule",
                     "resume_schedule", "backfill", "define_limit", "drop_limit"}
 CLIENT_FUNCTIONS = {"submit", "submit_many", "get_run", "signal", "now", "next_fire", "metrics", "explain_step",
                     "list_runs", "list_steps", "list_dead_letters"}
@@ -160,9 +160,13 @@ def test_a_worker_login_runs_the_protocol_but_cannot_touch_tables_or_operate(
     worker.execute("SELECT cyclone.schedule('from_worker', '@daily', 'from_worker')")
     assert worker.execute("SELECT name FROM cyclone.cyclone_v_schedules").fetchall() == [{"name": "from_worker"}]
     assert not refused(worker, "SELECT * FROM cyclone.cyclone_v_limits LIMIT 1")
+    # The worker registry (SPEC 18): a worker registers, reads the view, deregisters.
+    worker.execute("SELECT cyclone.register_worker('w1', '{}')")
+    assert worker.execute("SELECT name FROM cyclone.cyclone_v_workers").fetchall() == [{"name": "w1"}]
+    assert worker.execute("SELECT cyclone.deregister_worker('w1') AS ok").fetchone() == {"ok": True}
     for rel in engine_relations(db):
         name = sql.SQL(rel)
-        if rel not in ("cyclone.cyclone_v_schedules", "cyclone.cyclone_v_limits"):
+        if rel not in ("cyclone.cyclone_v_schedules", "cyclone.cyclone_v_limits", "cyclone.cyclone_v_workers"):
             assert refused(worker, sql.SQL("SELECT * FROM {} LIMIT 1").format(name)), f"SELECT {rel}"
         if not is_view(rel):  # a view's DELETE fails as not updatable before privileges are checked
             assert refused(worker, sql.SQL("DELETE FROM {}").format(name)), f"DELETE {rel}"

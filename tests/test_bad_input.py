@@ -507,6 +507,8 @@ VALID: dict[str, Args] = {
     "pause(uuid)": lambda f: [f.run()],
     "pause_schedule(text)": lambda f: [f.schedule()],
     "prune(interval,integer)": lambda f: [timedelta(days=1), 10],
+    "register_worker(text,jsonb)": lambda f: ["nul-w", Jsonb({"handlers": ["work"]})],
+    "deregister_worker(text)": lambda f: ["nul-w"],
     "release(bigint,text,bigint)": lambda f: (lambda c: [c["step_id"], "w", c["lease_generation"]])(f.claimed()),
     "renew(bigint,text,bigint,interval)": lambda f: (
         lambda c: [c["step_id"], "w", c["lease_generation"], timedelta(seconds=30)])(f.claimed()),

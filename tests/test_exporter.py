@@ -172,7 +172,7 @@ def test_the_exporter_serves_the_engines_gauges_with_their_labels(
     assert value(s, "cyclone_exporter_up") == 1
     assert 0 < (value(s, "cyclone_exporter_scrape_duration_seconds") or 0) < 5
     for name in ("cyclone_runs", "cyclone_steps", "cyclone_ready_lag_seconds", "cyclone_dlq_steps",
-                 "cyclone_expired_leases", "cyclone_workers", "cyclone_limit_running",
+                 "cyclone_expired_leases", "cyclone_workers", "cyclone_workers_alive", "cyclone_limit_running",
                  "cyclone_limit_saturated_buckets", "cyclone_schedule_next_fire_timestamp_seconds"):
         assert families[name].type == "gauge", name
         assert families[name].documentation, name
@@ -189,6 +189,7 @@ def test_the_exporter_serves_the_engines_gauges_with_their_labels(
     assert series(s, "cyclone_dlq_steps") == {(("error_kind", "permanent"), ("workflow", "fragile")): 1}
     assert value(s, "cyclone_expired_leases") == 1
     assert value(s, "cyclone_workers") == 1
+    assert value(s, "cyclone_workers_alive") == 0  # the lease holder never registered (SPEC 18)
     # One family, two label sets (SPEC 14): the keyed limit's total has no bucket.
     assert series(s, "cyclone_limit_running") == {(("bucket", ""), ("limit", "api")): 1,
                                                   (("limit", "tenant"),): 1}
@@ -326,7 +327,8 @@ def test_top_once_prints_the_gauges(dsn: str, client: Client, conn: psycopg.Conn
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "\x1b[" not in out  # no terminal: no escape codes
-    assert re.search(r"workers 1\s+expired leases 1", out), out
+    # alive: registered workers (none here); busy: lease holders (SPEC 18)
+    assert re.search(r"workers alive 0\s+busy 1\s+expired leases 1", out), out
     cells = [line.split() for line in out.splitlines()]
     rows = {c[0]: c[1:] for c in cells if len(c) == 9}  # the workflows table's rows
     # runs running, paused; steps pending, available, running, waiting; ready lag; dead letters

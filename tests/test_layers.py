@@ -23,7 +23,8 @@ LAYERS: dict[str, int] = {
     "tracing": 0,
     "errors": 0,
     "db": 0,
-    "logs": 0,  # the log formats (of the command's worker): no cyclone_py import
+    "logs": 0,
+    "version": 0,  # the package's release  # the log formats (of the command's worker): no cyclone_py import
     # how the faces print times and durations (the CLI, cyclone top, the console)
     "formatting": 1,
     # the handler's context and the schedule declarations, then the definitions (plain data)

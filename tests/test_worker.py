@@ -213,20 +213,27 @@ def test_bad_output_is_permanent_and_a_base_exception_a_panic(
     def with_nul(ctx: StepContext) -> Any:
         return "a\x00b"
 
+    huge = Workflow("huge", max_attempts=5)
+
+    @huge.step()
+    def too_big(ctx: StepContext) -> Any:
+        return {"x": "y" * 1_100_000}  # over the engine's 1 MiB cap on a stored value (SPEC 18, issue 35)
+
     exits = Workflow("exits", max_attempts=1)
 
     @exits.step()
     def bail(ctx: StepContext) -> Any:
         raise SystemExit(3)
 
-    start(workers, App(odd, nan, nul, exits), dsn)
+    start(workers, App(odd, nan, nul, huge, exits), dsn)
     r1, r2 = client.submit(odd), client.submit(exits)
     run1 = wait_for(lambda: terminal(client, r1), what="run to finish")
     run2 = wait_for(lambda: terminal(client, r2), what="run to finish")
     assert (run1.state, run1.error_kind) == ("failed", "permanent")
     assert run1.error is not None and "handler returned a value that is not JSON" in run1.error
     assert client.steps(r1)[0].attempt == 1, "discarded at once, not retried"
-    for wf, says in ((nan, "not JSON: Out of range float values"), (nul, "NUL character")):
+    for wf, says in ((nan, "not JSON: Out of range float values"), (nul, "NUL character"),
+                     (huge, "the limit is 1 MiB")):
         run_id = client.submit(wf)
         run = wait_for(lambda: terminal(client, run_id), what="run to finish")
         assert (run.state, run.error_kind, client.steps(run_id)[0].attempt) == ("failed", "permanent", 1)

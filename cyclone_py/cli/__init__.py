@@ -16,7 +16,7 @@ is the group, :data:`main`; each command group of its tree has a module
 (``runs``: submit, runs, run; ``steps``: steps, dlq; ``explain``;
 ``actions``: retry, cancel, pause, resume, signal; ``workflows``;
 ``limits``; ``schedules``: schedules, cron-next; ``maintenance``: prune,
-check, tick; ``worker``; ``exporter``; ``top``; ``ui``; ``migrate``;
+check, tick; ``worker``; ``workers``: the registry; ``exporter``; ``top``; ``ui``; ``migrate``;
 ``dev_db``; ``shards``). ``common`` holds what they share (the one-line
 errors, the DSN, the option types), ``output`` how they print, and
 :mod:`cyclone_py.formatting` how a time or a duration reads.
@@ -44,6 +44,7 @@ from cyclone_py.cli import (
     top,
     ui,
     worker,
+    workers,
     workflows,
 )
 from cyclone_py.cli.common import CycloneGroup, Settings, parse_duration
@@ -68,7 +69,7 @@ def main(ctx: click.Context, dsn: str | None) -> None:
     ctx.obj = Settings(dsn or os.environ.get("CYCLONE_DSN") or os.environ.get("DATABASE_URL") or None)
 
 
-for _group in (dev_db, shards, migrate, worker, exporter, ui, top, runs, steps, workflows, actions, limits, explain,
-               schedules, maintenance):
+for _group in (dev_db, shards, migrate, worker, workers, exporter, ui, top, runs, steps, workflows, actions, limits,
+               explain, schedules, maintenance):
     for _command in _group.COMMANDS:
         main.add_command(_command)

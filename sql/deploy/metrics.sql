@@ -1,5 +1,5 @@
 -- Deploy cyclone:metrics
--- requires: metrics@v0.18.0 tables schedules limits clock step_workflow live_runs
+-- requires: metrics@v0.19.0 tables schedules limits clock step_workflow live_runs worker_registry
 -- A complete copy of sql/engine/37_metrics.sql, written by scripts/rework.py: read and edit that file, not this one.
 BEGIN;
 
@@ -8,7 +8,7 @@ BEGIN;
 -- Owns: metrics; the partial indexes it reads (pending steps by workflow, dead letters by workflow and
 -- kind) are in 10_runs_tables.sql.
 -- Requires: 10_runs_tables.sql (steps, runs, workflows), 11_limits_tables.sql, 12_schedules_tables.sql,
--- 02_clock.sql (now), 35_limits.sql (_bucket_room). Called by: the exporter, `cyclone top` and the console
+-- 14_workers_tables.sql, 02_clock.sql (now), 35_limits.sql (_bucket_room). Called by: the exporter, `cyclone top` and the console
 -- (cyclone_client, cyclone_admin). Reads only: it takes no lock.
 -- This file is the change's complete current source; edit it here and ship it with
 -- `make rework CHANGE=metrics NOTE="..."` (docs/architecture.md, Changing the engine).
@@ -29,6 +29,8 @@ BEGIN;
 -- - cyclone_dlq_steps {workflow, error_kind}: the dead letters kept, from their index by workflow and kind.
 -- - cyclone_expired_leases and cyclone_workers {}: running steps past their lease, distinct lease owners;
 --   the running steps are read once for these and their count.
+-- - cyclone_workers_alive {}: registered workers seen within the last 60 seconds, idle ones included
+--   (cyclone_v_workers' alive; the registry is one row per worker, read whole: 14_workers_tables.sql).
 -- - cyclone_schedule_next_fire_timestamp_seconds {schedule}: schedules that are not paused and have a next
 --   slot (next_fire_at is 'infinity' when the cron fires no more: no row, rather than a value of +Inf that
 --   a reader would have to turn into a date).
@@ -119,6 +121,9 @@ BEGIN
               FROM running x) l
      CROSS JOIN LATERAL (VALUES ('cyclone_expired_leases', l.expired::float8),
                                 ('cyclone_workers', l.workers::float8)) AS g(name, value)
+    UNION ALL
+    SELECT 'cyclone_workers_alive', '{}'::jsonb, count(*)::float8
+      FROM cyclone_workers w WHERE w.last_seen_at > v_now - interval '60 seconds'
     UNION ALL
     SELECT 'cyclone_schedule_next_fire_timestamp_seconds', jsonb_build_object('schedule', sc.name),
            extract(epoch FROM sc.next_fire_at)::float8

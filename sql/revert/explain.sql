@@ -1,5 +1,5 @@
 -- Revert cyclone:explain to its previous version: the deploy script it had before
--- (sql/deploy/explain@v0.18.0.sql), and a drop of each function the new version added.
+-- (sql/deploy/explain@v0.19.0.sql), and a drop of each function the new version added.
 BEGIN;
 
 -- sql/engine/36_explain.sql: change `explain` — why a step is not running (SPEC 12).
@@ -16,13 +16,16 @@ BEGIN;
 -- - completed, discarded, cancelled, running: the step's state;
 -- - waiting_signal {signal} for a wait node, waiting_child {child_run_id} for a child node;
 -- - pending_deps {deps}: its dependencies not completed yet, by name;
--- - for an available step: run_terminal {run_state}, run_paused, not_due {until};
+-- - for an available step: run_terminal {run_state}, run_paused, not_due {until} (null: never);
 -- - concurrency_limit {limit, bucket, running, max}: every bucket's concurrency before any rate, each in the
 --   step's limit order; rate_limit {limit, bucket, next_slot_at}: when enough of the window's claims have
 --   left it to make room (the oldest, or more while a lowered rate leaves the window over);
 -- - claimable: nothing holds it back (a claim for its handler and workflow takes it in its turn).
 -- Guards: p_step_id given (22004); an unknown step is P0002. It reads steps and runs through the parent
--- tables, so it answers for an archived step too (43_history.sql).
+-- tables, so it answers for an archived step too (43_history.sql). It answers whatever times are stored: a
+-- step's scheduled_at of 'infinity' (a run_at an older release accepted) is not_due with until null (never:
+-- the string "infinity" is no time a client can parse); a rate period stored before define_limit bounded
+-- it counts as 366 days, as in claim (a larger one made now - period a raw 22008).
 CREATE OR REPLACE FUNCTION cyclone.explain_step(p_step_id bigint)
 RETURNS jsonb
 LANGUAGE plpgsql
@@ -59,7 +62,8 @@ BEGIN
     ELSIF v_run_state = 'paused' THEN
         RETURN jsonb_build_object('reason', 'run_paused');
     ELSIF v_step.scheduled_at > v_now THEN
-        RETURN jsonb_build_object('reason', 'not_due', 'until', v_step.scheduled_at);
+        RETURN jsonb_build_object('reason', 'not_due', 'until',
+                                  CASE WHEN isfinite(v_step.scheduled_at) THEN v_step.scheduled_at END);
     END IF;
     -- Every bucket's concurrency before any rate, each in the step's limit order.
     FOR v_bucket IN
@@ -78,9 +82,9 @@ BEGIN
         END IF;
     END LOOP;
     FOR v_bucket IN
-        SELECT k.id, k.limit_name, k.bucket, l.rate, l.period,
+        SELECT k.id, k.limit_name, k.bucket, l.rate, least(l.period, interval '366 days') AS period,
                (SELECT count(*) FROM cyclone_bucket_claims c
-                 WHERE c.bucket_id = k.id AND c.at > v_now - l.period)::int AS claims
+                 WHERE c.bucket_id = k.id AND c.at > v_now - least(l.period, interval '366 days'))::int AS claims
           FROM unnest(v_step.buckets) WITH ORDINALITY AS b(id, ord)
           JOIN cyclone_buckets k ON k.id = b.id
           JOIN cyclone_limits l ON l.name = k.limit_name

@@ -1,5 +1,5 @@
 -- Revert cyclone:metrics to its previous version: the deploy script it had before
--- (sql/deploy/metrics@v0.18.0.sql), and a drop of each function the new version added.
+-- (sql/deploy/metrics@v0.19.0.sql), and a drop of each function the new version added.
 BEGIN;
 
 -- sql/engine/37_metrics.sql: change `metrics` — metrics() (SPEC 14): gauges of the engine's state for
@@ -21,11 +21,17 @@ BEGIN;
 -- - cyclone_steps {workflow, state}: pending, available, running and waiting, zeros included, each from its
 --   partial index and counted by the step's own workflow (no join to its run).
 -- - cyclone_ready_lag_seconds {workflow}: now minus the oldest due available step of a run that is not
---   paused (the paused runs, few, in a hash); 0 when none.
+--   paused (the paused runs, few, in a hash); 0 when none. A step due at '-infinity' (a run_at an older
+--   release accepted; submit now refuses it) is left out: its lag has no number of seconds, and
+--   subtracting it failed the whole of metrics() for every caller with 22008 (issue 30, finding 3). It is
+--   still counted among the available steps, and claimed first.
 -- - cyclone_dlq_steps {workflow, error_kind}: the dead letters kept, from their index by workflow and kind.
 -- - cyclone_expired_leases and cyclone_workers {}: running steps past their lease, distinct lease owners;
 --   the running steps are read once for these and their count.
--- - cyclone_schedule_next_fire_timestamp_seconds {schedule}: schedules that are not paused.
+-- - cyclone_schedule_next_fire_timestamp_seconds {schedule}: schedules that are not paused and have a next
+--   slot (next_fire_at is 'infinity' when the cron fires no more: no row, rather than a value of +Inf that
+--   a reader would have to turn into a date).
+-- Every value is a finite number, whatever times the tables hold.
 -- - cyclone_limit_running: a limit some definition takes with a key reports its total {limit}, never a
 --   bucket (bucket names are run input); one without a key, its bucket {limit, bucket ''}.
 -- - cyclone_limit_saturated_buckets {limit}: buckets with no room (_bucket_room), among those holding slots
@@ -65,7 +71,8 @@ BEGIN
     ), steps AS MATERIALIZED (
         -- One branch per partial index: each reads only its own rows.
         SELECT s.workflow, 'available' AS state, count(*) AS n,
-               min(s.scheduled_at) FILTER (WHERE s.scheduled_at <= v_now AND p.id IS NULL) AS oldest_due
+               min(s.scheduled_at) FILTER (WHERE s.scheduled_at <= v_now AND isfinite(s.scheduled_at)
+                                             AND p.id IS NULL) AS oldest_due
           FROM cyclone_steps s LEFT JOIN paused_runs p ON p.id = s.run_id
          WHERE s.state = 'available'
          GROUP BY s.workflow
@@ -114,7 +121,7 @@ BEGIN
     UNION ALL
     SELECT 'cyclone_schedule_next_fire_timestamp_seconds', jsonb_build_object('schedule', sc.name),
            extract(epoch FROM sc.next_fire_at)::float8
-      FROM cyclone_schedules sc WHERE NOT sc.paused
+      FROM cyclone_schedules sc WHERE NOT sc.paused AND isfinite(sc.next_fire_at)
     UNION ALL
     -- Limits: a limit some definition takes with a key reports its total, never
     -- a bucket (bucket names are run input); one without a key, its bucket ''.

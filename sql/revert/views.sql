@@ -1,6 +1,9 @@
 -- Revert cyclone:views to its previous version: the deploy script it had before
--- (sql/deploy/views@v0.18.0.sql), and a drop of each function the new version added.
+-- (sql/deploy/views@v0.19.0.sql), and a drop of each function the new version added.
 BEGIN;
+
+-- The view the new version added (the registry's table goes with the revert of worker_registry).
+DROP VIEW cyclone.cyclone_v_workers;
 
 -- sql/engine/15_views.sql: change `views` — the read side users query with plain SQL (SPEC 3).
 -- Owns every view: cyclone_v_workflows, cyclone_v_runs, cyclone_v_steps, cyclone_v_dlq (change views),
@@ -65,7 +68,8 @@ GRANT SELECT ON cyclone.cyclone_v_dlq TO cyclone_client, cyclone_admin;
 -- branch: a limit no submit has named yet has no bucket row). Columns: the limit's bounds (concurrency, rate,
 -- period); running, the slots its steps hold now; claims_in_period, the claims in the window that ends now
 -- (NULL without a rate); available, its available steps that are due. The unfinished limited steps are read
--- through cyclone_steps_limited_live, never the finished ones.
+-- through cyclone_steps_limited_live, never the finished ones. A period stored before define_limit bounded it
+-- (366 days, 35_limits.sql) counts as 366 days, as in claim: a larger one made now - period a raw 22008.
 CREATE OR REPLACE VIEW cyclone.cyclone_v_limits AS
 WITH live AS (
     SELECT b.id AS bucket_id,
@@ -80,14 +84,14 @@ SELECT l.name, k.bucket, l.concurrency,
        l.rate, l.period,
        CASE WHEN l.rate IS NOT NULL THEN
            (SELECT count(*) FROM cyclone.cyclone_bucket_claims c
-             WHERE c.bucket_id = k.id AND c.at > cyclone.now() - l.period)::int END AS claims_in_period,
+             WHERE c.bucket_id = k.id AND c.at > cyclone.now() - least(l.period, '366 days'::interval))::int END AS claims_in_period,
        coalesce(v.available, 0)::int AS available
   FROM cyclone.cyclone_limits l
   JOIN cyclone.cyclone_buckets k ON k.limit_name = l.name
   LEFT JOIN live v ON v.bucket_id = k.id
  WHERE k.bucket = '' OR v.bucket_id IS NOT NULL
     OR (l.rate IS NOT NULL AND EXISTS (SELECT 1 FROM cyclone.cyclone_bucket_claims c
-                                        WHERE c.bucket_id = k.id AND c.at > cyclone.now() - l.period))
+                                        WHERE c.bucket_id = k.id AND c.at > cyclone.now() - least(l.period, '366 days'::interval)))
 UNION ALL
 SELECT l.name, '', l.concurrency, 0, l.rate, l.period, CASE WHEN l.rate IS NOT NULL THEN 0 END, 0
   FROM cyclone.cyclone_limits l

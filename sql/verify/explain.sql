@@ -10,4 +10,6 @@ SELECT 1 / has_table_privilege('cyclone_worker', 'cyclone.cyclone_v_limits', 'se
 SELECT 1 / has_table_privilege('cyclone_client', 'cyclone.cyclone_v_limits', 'select')::int;
 -- Issue 30: a step due at infinity is not_due until null.
 SELECT 1 / (pg_get_functiondef('cyclone.explain_step(bigint)'::regprocedure) ~ 'isfinite\(v_step.scheduled_at\)')::int;
+-- SPEC 18: claimable counts the live registered workers that would claim the step.
+SELECT 1 / (pg_get_functiondef('cyclone.explain_step(bigint)'::regprocedure) ~ 'cyclone_workers')::int;
 ROLLBACK;

@@ -10,4 +10,6 @@ SELECT 1 / (to_regclass('cyclone.cyclone_runs_live') IS NOT NULL
             OR to_regclass('cyclone.cyclone_archive_queue') IS NOT NULL)::int;
 -- Issue 30: the ready lag and the next fire times leave infinite times out.
 SELECT 1 / (pg_get_functiondef('cyclone.metrics()'::regprocedure) ~ 'isfinite\(s.scheduled_at\)')::int;
+-- SPEC 18: live registered workers.
+SELECT 1 / (pg_get_functiondef('cyclone.metrics()'::regprocedure) ~ 'cyclone_workers_alive')::int;
 ROLLBACK;

@@ -1,5 +1,5 @@
 -- SPEC section 10: cyclone_worker runs the worker protocol (claim, renew, renew_many, release, complete,
--- complete_many, fail, tick, define_workflow, and the limits: define_limit,
+-- complete_many, fail, tick, register_worker, deregister_worker, define_workflow, and the limits: define_limit,
 -- drop_limit); cyclone_client submits and reads (submit, submit_many, get_run,
 -- signal, explain_step); operator actions and the clock are cyclone_admin's
 -- only. next_fire (SPEC 13) is for every role; the schedule functions for
@@ -7,7 +7,7 @@
 -- (SPEC 14) and the listings (SPEC 15) for cyclone_client and cyclone_admin;
 -- configuring a shard and the partition helpers for cyclone_admin.
 BEGIN;
-SELECT plan(129);
+SELECT plan(135);
 
 CREATE TEMP TABLE expected (fn text, worker boolean, client boolean, admin boolean);
 INSERT INTO expected VALUES
@@ -19,6 +19,8 @@ INSERT INTO expected VALUES
     ('cyclone.complete_many(text, bigint[], bigint[], jsonb[])',   true,  false, true),
     ('cyclone.fail(bigint, text, bigint, text, text, interval, text)', true, false, true),
     ('cyclone.tick(int)',                                          true,  false, true),
+    ('cyclone.register_worker(text, jsonb)',                       true,  false, true),
+    ('cyclone.deregister_worker(text)',                            true,  false, true),
     ('cyclone.define_workflow(text, jsonb)',                       true,  false, true),
     ('cyclone.submit(text, jsonb, interval, text, timestamptz, text)', false, true,  true),
     ('cyclone.submit_many(text, jsonb[], interval)',               false, true,  true),

@@ -12,7 +12,7 @@ UPDATE cyclone.cyclone_steps SET scheduled_at = 'infinity' WHERE run_id = :'neve
 
 SELECT is(cyclone.explain_step((cyclone_test.step(:'never')).id), '{"reason": "not_due", "until": null}'::jsonb,
           'due at infinity: not_due, until null');
-SELECT is(cyclone.explain_step((cyclone_test.step(:'early')).id), '{"reason": "claimable"}'::jsonb,
+SELECT is(cyclone.explain_step((cyclone_test.step(:'early')).id), '{"reason": "claimable", "workers": 0}'::jsonb,
           'due at -infinity: claimable');
 
 SELECT * FROM finish();

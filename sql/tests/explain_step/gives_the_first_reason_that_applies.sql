@@ -11,7 +11,7 @@ SELECT cyclone_test.define('dag', '[{"name": "a"}, {"name": "b", "deps": ["a"]},
 SELECT cyclone_test.one_step('one');
 SELECT cyclone.submit('dag') AS dag \gset
 SELECT is(cyclone.explain_step((cyclone_test.step(:'dag', 'b')).id), '{"reason": "pending_deps", "deps": ["a"]}', 'pending_deps');
-SELECT is(cyclone.explain_step((cyclone_test.step(:'dag', 'a')).id), '{"reason": "claimable"}', 'claimable');
+SELECT is(cyclone.explain_step((cyclone_test.step(:'dag', 'a')).id), '{"reason": "claimable", "workers": 0}', 'claimable');
 SELECT cyclone.pause(:'dag');
 SELECT is(cyclone.explain_step((cyclone_test.step(:'dag', 'a')).id), '{"reason": "run_paused"}', 'run_paused');
 SELECT cyclone.resume(:'dag');
@@ -47,7 +47,7 @@ SELECT is(cyclone.explain_step((cyclone_test.step(:'l2')).id),
           jsonb_build_object('reason', 'rate_limit', 'limit', 'r', 'bucket', 'x', 'next_slot_at', :'t0'::timestamptz + interval '1 minute'),
           'rate_limit with next_slot_at: when the oldest claim leaves the window');
 SELECT cyclone.advance_time('1 minute');
-SELECT is(cyclone.explain_step((cyclone_test.step(:'l2')).id), '{"reason": "claimable"}', 'claimable once the window moved');
+SELECT is(cyclone.explain_step((cyclone_test.step(:'l2')).id), '{"reason": "claimable", "workers": 0}', 'claimable once the window moved');
 
 -- run_terminal: an available step of an ended run (the engine never leaves one; forced here).
 UPDATE cyclone.cyclone_runs SET state = 'completed', finished_at = cyclone.now() WHERE id = :'l2';

@@ -3,7 +3,7 @@
 -- expired leases, the workers holding steps, and the next slot of each
 -- schedule that is not paused.
 BEGIN;
-SELECT plan(12);
+SELECT plan(13);
 
 SELECT cyclone_test.travel_to('2030-01-07 10:00+00');
 SELECT cyclone_test.define('ma', '[{"name": "a"}, {"name": "b", "deps": ["a"]}]') \gset
@@ -49,7 +49,9 @@ SELECT results_eq($$SELECT labels, value FROM m WHERE name = 'cyclone_workers'$$
 SELECT results_eq($$SELECT labels, value FROM m WHERE name = 'cyclone_schedule_next_fire_timestamp_seconds'$$,
     $$VALUES ('{"schedule": "next"}'::jsonb, extract(epoch FROM timestamptz '2030-01-08 03:00+00')::float8)$$,
     'the next slot of each schedule, paused ones omitted');
-SELECT is((SELECT count(*)::int FROM m), 6 + 12 + 3 + 1 + 1 + 1 + 1, 'and nothing else');
+SELECT results_eq($$SELECT labels, value FROM m WHERE name = 'cyclone_workers_alive'$$,
+    $$VALUES ('{}'::jsonb, 0::float8)$$, 'no worker registered (SPEC 18): none alive, though two hold steps');
+SELECT is((SELECT count(*)::int FROM m), 6 + 12 + 3 + 1 + 1 + 1 + 1 + 1, 'and nothing else');
 
 -- Finished work leaves the live gauges.
 SELECT cyclone.cancel(id) FROM cyclone.cyclone_runs WHERE state IN ('running', 'paused');

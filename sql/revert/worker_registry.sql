@@ -1,0 +1,4 @@
+-- Revert cyclone:worker_registry
+BEGIN;
+DROP TABLE cyclone.cyclone_workers;
+COMMIT;
