@@ -7,7 +7,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 CYC    := $(VENV)/bin/cyclone
 
-.PHONY: bootstrap db db-stop deploy test test-fast roundtrip engine-guard rework pgtap lint check-python pytest demo demo-shards \
+.PHONY: bootstrap db db-stop deploy test test-fast roundtrip engine-guard rework pgtap lint check-python typescript-client pytest demo demo-shards \
 	bench bench-quick \
 	bench-console bench-history \
 	screenshots clean
@@ -34,6 +34,10 @@ check-python: bootstrap
 	@$(VENV)/bin/ruff check --quiet cyclone_py tests bench examples
 	@$(VENV)/bin/mypy
 
+# The TypeScript worker (clients/typescript): npm ci when its lock changed, tsc, its unit tests.
+typescript-client: bootstrap
+	@scripts/typescript-client.sh
+
 # Two processes (pytest-xdist, a file per process at a time): the tests mostly wait on the database and on
 # workers. Those that restart the embedded cluster the others use (marker alone) run after, by themselves.
 PYTEST_PARALLEL := -n 2 --dist loadfile
@@ -56,6 +60,7 @@ rework: bootstrap
 		$(foreach r,$(REQUIRES),--requires $(r))
 
 test: db
+	@scripts/typescript-client.sh
 	@scripts/sqitch-roundtrip.sh
 	@scripts/engine-guard.sh
 	@scripts/engine-guard.sh router

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install what `make test` / `make demo` need on Debian 12, then the Python venv.
 # plproxy: the router of a sharded deployment (docs/scaling.md); graphviz: the console's DAG pictures (dot); chromium: its browser tests, which
-# Playwright drives as /usr/bin/chromium (no browser is downloaded).
+# Playwright drives as /usr/bin/chromium (no browser is downloaded); nodejs and npm: the TypeScript worker (clients/typescript).
 # Idempotent and quiet: a second run installs nothing.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -17,6 +17,9 @@ for pkg in "${DEB_PACKAGES[@]}"; do
   status=$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)
   [[ "$status" == "installed" ]] || missing+=("$pkg")
 done
+# Node (18, Debian 12's, or later) only when none is on the PATH: one from elsewhere (NodeSource, nvm) will do.
+command -v node >/dev/null || missing+=(nodejs)
+command -v npm >/dev/null || missing+=(npm)
 
 if ((${#missing[@]})); then
   if [[ $(id -u) -eq 0 ]]; then
