@@ -37,10 +37,9 @@ from cyclone_py.errors import (
 from cyclone_py.limit import Limit, LimitUse
 from cyclone_py.loader import load_app
 from cyclone_py.schedule import Schedule
-from cyclone_py.version import __version__
+from cyclone_py.version import __version__ as __version__
 from cyclone_py.worker import Worker
 from cyclone_py.workflow import App, Workflow
-
 
 __all__ = [
     "App",

@@ -268,6 +268,9 @@ class StepRow:
     lease_expiry: datetime | None
     output: Any
     child_run_id: UUID | None
+    #: Claims of the step so far (the fence its lease holder presents), and its last heartbeat.
+    lease_generation: int = 0
+    heartbeat_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -397,7 +400,7 @@ _RUN_COLUMNS = (
 _STEP_COLUMNS = (
     "id, run_id, workflow, node, handler, kind, state, attempt, max_attempts, reclaims, "
     "error, error_kind, scheduled_at, started_at, completed_at, lease_owner, lease_expiry, "
-    "output, child_run_id"
+    "output, child_run_id, lease_generation, heartbeat_at"
 )
 
 

@@ -35,8 +35,9 @@ Conn = psycopg.Connection[Any]
 Query = str | sql.Composed
 
 WORKER_FUNCTIONS = {"claim", "renew", "renew_many", "release", "complete", "complete_many", "fail", "tick",
-                    "register_worker", "deregister_worker", "define_workflow", "backoff", "now", "next_fire", "schedule", "unschedule", "pause_schedule",
-                    "resume_schedule", "backfill", "define_limit", "drop_limit"}
+                    "register_worker", "deregister_worker", "define_workflow", "backoff", "now", "next_fire",
+                    "schedule", "unschedule", "pause_schedule", "resume_schedule", "backfill", "define_limit",
+                    "drop_limit"}
 CLIENT_FUNCTIONS = {"submit", "submit_many", "get_run", "signal", "now", "next_fire", "metrics", "explain_step",
                     "list_runs", "list_steps", "list_dead_letters"}
 

@@ -35,6 +35,7 @@ LAYERS: dict[str, int] = {
     # the one module with SQL; loading an app by MODULE:ATTR (definitions only)
     "client": 3,
     "loader": 3,
+    "conformance_app": 3,  # the conformance kit's workflows and the Python worker's handlers for them
     # running steps: execution primitives and the worker's machinery (threads, the event loop, its metrics)
     "execution": 4,
     "runtime": 4,
@@ -49,6 +50,7 @@ LAYERS: dict[str, int] = {
     # the worker, and the test harness beside it (which does not import the worker)
     "worker": 6,
     "testing": 6,
+    "conformance": 6,  # the conformance kit: a worker under test, judged through the client
     # the faces: the command (a package: a module per command group), the pytest plugin
     "cli": 7,
     "pytest_plugin": 7,

@@ -17,7 +17,7 @@ is the group, :data:`main`; each command group of its tree has a module
 ``actions``: retry, cancel, pause, resume, signal; ``workflows``;
 ``limits``; ``schedules``: schedules, cron-next; ``maintenance``: prune,
 check, tick; ``worker``; ``workers``: the registry; ``exporter``; ``top``; ``ui``; ``migrate``;
-``dev_db``; ``shards``). ``common`` holds what they share (the one-line
+``dev_db``; ``shards``; ``conformance``: the kit). ``common`` holds what they share (the one-line
 errors, the DSN, the option types), ``output`` how they print, and
 :mod:`cyclone_py.formatting` how a time or a duration reads.
 """
@@ -31,6 +31,7 @@ import click
 
 from cyclone_py.cli import (
     actions,
+    conformance,
     dev_db,
     explain,
     exporter,
@@ -70,6 +71,6 @@ def main(ctx: click.Context, dsn: str | None) -> None:
 
 
 for _group in (dev_db, shards, migrate, worker, workers, exporter, ui, top, runs, steps, workflows, actions, limits,
-               explain, schedules, maintenance):
+               explain, schedules, maintenance, conformance):
     for _command in _group.COMMANDS:
         main.add_command(_command)
