@@ -713,7 +713,9 @@ class Worker:
         18): what it claims and who it is, for ``cyclone workers``, metrics and
         ``cyclone explain``. Bookkeeping only: a refusal (a database of an
         older release without the registry, an info the engine will not keep)
-        is logged once and the worker goes on claiming."""
+        is logged once, not asked again, and the worker goes on claiming."""
+        if shard.announce_failed:
+            return
         info = {
             "handlers": list(self.handlers),
             "workflows": list(self.workflows),
@@ -1131,7 +1133,7 @@ class Shard:
         self.wake = threading.Event()  # its loop waits on it
         self.wakeup_pending = False
         self.registered = False
-        self.announce_failed = False  # register_worker was refused once (logged once)
+        self.announce_failed = False  # register_worker was refused: logged once, not asked again
         self.held = 0  # steps started here whose handler has not ended (running or queued)
         self.reserved = 0  # slots held for claims in flight (its loop, its listener)
         # Moving averages (seconds) for the adaptive prefetch: one claim round

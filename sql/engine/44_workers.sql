@@ -24,7 +24,8 @@
 -- untrusted like any stored value: at most 64 KiB (a row every reader of the registry reads whole) and the
 -- nesting limit of every stored value (_payload_problem).
 -- Guards: p_worker and p_info given (22004); p_worker a name (1 to 200 characters, no control characters)
--- and p_info an object within its limits (22023). Nothing is written on an error.
+-- and p_info an object within its limits (22023). Nothing is written on an error. Committed with
+-- synchronous_commit off, as renew: every worker calls it every poll, and a lost refresh costs nothing.
 CREATE OR REPLACE FUNCTION cyclone.register_worker(p_worker text, p_info jsonb DEFAULT '{}'::jsonb)
 RETURNS void
 LANGUAGE plpgsql
@@ -49,6 +50,8 @@ BEGIN
             USING ERRCODE = '22023';
     END IF;
     PERFORM cyclone._check_payload('register_worker: p_info', p_info);
+    -- A refresh lost in a crash only makes the worker look a poll older: no WAL flush to wait for (renew).
+    PERFORM set_config('synchronous_commit', 'off', true);
     INSERT INTO cyclone_workers AS w (name, info, started_at, last_seen_at)
     VALUES (p_worker, p_info, v_now, v_now)
     ON CONFLICT (name) DO UPDATE SET info = EXCLUDED.info, last_seen_at = EXCLUDED.last_seen_at;

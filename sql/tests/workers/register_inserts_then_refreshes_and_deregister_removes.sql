@@ -2,7 +2,7 @@
 -- cyclone_v_workers shows alive while seen within 60 s and the steps the worker holds; deregister_worker
 -- removes the row (false when there is none).
 BEGIN;
-SELECT plan(11);
+SELECT plan(12);
 
 SELECT cyclone_test.travel_to('2030-01-07 10:00+00');
 SELECT cyclone.register_worker('w1', '{"handlers": ["a"], "pid": 1}');
@@ -10,6 +10,8 @@ SELECT results_eq($$SELECT name, info, started_at, last_seen_at, alive, running 
     $$VALUES ('w1', '{"handlers": ["a"], "pid": 1}'::jsonb, '2030-01-07 10:00+00'::timestamptz,
               '2030-01-07 10:00+00'::timestamptz, true, 0)$$,
     'a registered worker is listed, alive and idle');
+SELECT is(current_setting('synchronous_commit'), 'off',
+          'its transaction commits without waiting for the WAL flush (a lost refresh costs nothing)');
 
 SELECT cyclone.advance_time('30 seconds');
 SELECT cyclone.register_worker('w1', '{"pid": 2}');
