@@ -739,13 +739,17 @@ class Worker:
                                extra=self._log_extra(shard=shard))
 
     def _deregister(self) -> None:
-        """Remove this worker's registry rows at its exit (SPEC 18); a
-        database that does not answer keeps the row until a tick forgets it."""
+        """Remove this worker's registry rows at its exit (SPEC 18). A
+        database that is down (or does not answer now) is not waited for: its
+        row stops being alive within a minute, and a tick forgets it a day
+        later."""
         for shard in self._shards:
-            if shard.announce_failed:
+            if shard.announce_failed or shard.outage.ongoing:
                 continue
             try:
                 shard.client.deregister_worker(self.name)
+            except errors.DatabaseUnavailable:
+                logger.debug("could not deregister: the database does not answer", extra=self._log_extra(shard=shard))
             except errors.CycloneError as exc:
                 logger.warning("could not deregister: %s", exc, extra=self._log_extra(shard=shard))
             except RuntimeError:

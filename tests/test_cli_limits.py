@@ -142,7 +142,7 @@ def test_explain_words_each_reason(invoke: Callable[..., Result], charge: Client
     assert text == (f"step {held.id} (node charge of run {second}, workflow charge): claimable: the next worker "
                     "that claims its handler takes it")
     assert doc == {"step_id": held.id, "run_id": str(second), "workflow": "charge", "node": "charge",
-                   "reason": "claimable", "text": doc["text"]}
+                   "reason": "claimable", "workers": 0, "text": doc["text"]}
 
     claim_one(charge, first)
     assert explain(invoke, step_of(charge, first, "charge").id)[1]["text"] == "running (worker w1)"

@@ -77,7 +77,7 @@ def test_cyclone_workers_lists_the_registry(
     assert [(r["name"], r["alive"]) for r in rows] == [(w.name, True), ("gone", False)]
 
 
-def test_explain_says_when_no_live_worker_claims_a_step(
+def test_explain_says_whether_a_live_worker_claims_a_waiting_step(
     dsn: str, client: Client, invoke: Callable[..., Result]
 ) -> None:
     wf = one_step("unserved")
@@ -85,11 +85,14 @@ def test_explain_says_when_no_live_worker_claims_a_step(
     run_id = client.submit(wf)
     step = step_of(client, run_id, "work")
     assert client.explain_step(step.id).workers == 0
+    assert "claimable: the next worker that claims its handler takes it" in invoke("explain", str(step.id)).output
+    client.advance_time(timedelta(minutes=1))  # due for a while, and nobody took it
     out = invoke("explain", str(step.id))
-    assert "claimable, but no live worker claims handler 'work' of workflow 'unserved'" in out.output, out.output
+    assert "but not claimed: no worker is claiming handler 'work' of workflow 'unserved'" in out.output, out.output
     client.register_worker("elsewhere", {"handlers": ["work"], "workflows": ["unserved"]})
     assert client.explain_step(step.id).workers == 1
-    assert "claimable: the next worker that claims its handler takes it" in invoke("explain", str(step.id)).output
+    out = invoke("explain", str(step.id))
+    assert "but not claimed, though 1 live worker claims its handler 'work': busy?" in out.output, out.output
 
 
 def test_a_refused_registration_is_logged_once_and_the_worker_claims_anyway(

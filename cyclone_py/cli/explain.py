@@ -60,12 +60,11 @@ def explain_text(e: Explanation, step: StepRow | None = None, *, now: datetime |
         bucket = "" if not e.bucket else f" (bucket {e.bucket!r})"
         return f"rate limit {e.limit}{bucket}: next slot at {_at(e.next_slot_at, now)}"
     if reason == "claimable":
-        if e.workers == 0 and step is not None:
-            return (f"claimable, but no live worker claims handler {step.handler!r} of workflow {step.workflow!r} "
-                    "(cyclone workers lists the registered ones)")
         due = step.scheduled_at if step is not None else None
         if step is not None and due is not None and now is not None and now - due >= CLAIM_GRACE:
             since = f"claimable since {fmt_time(due)} ({fmt_duration(now - due)} ago) but not claimed"
+            # The registry (explain_step's workers) says whether anyone would claim it: 0, nobody alive does;
+            # None, a database without the registry, where the wait itself is the only sign.
             if e.workers:  # registered workers claim it: they are busy, or held up
                 noun = "worker claims" if e.workers == 1 else "workers claim"
                 return f"{since}, though {e.workers} live {noun} its handler {step.handler!r}: busy?"
