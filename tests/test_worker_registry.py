@@ -1,6 +1,6 @@
 """SPEC 18, the worker registry, in the Python runtime: a worker registers at
 start and on every poll and deregisters at a clean exit; ``cyclone workers``
-lists the registry; ``cyclone explain`` says when no live worker claims a
+lists the registry; ``cyclone explain`` says whether a live worker claims a
 step; a registration the engine refuses never stops a worker."""
 
 from __future__ import annotations
