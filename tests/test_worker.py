@@ -12,7 +12,7 @@ from typing import Any
 
 import psycopg
 import pytest
-from helpers import FAST, start, step_of, terminal, wait_for
+from helpers import FAST, expire_and_reclaim, start, step_of, terminal, wait_for
 
 from cyclone_py import App, Permanent, Worker, Workflow, errors
 from cyclone_py.client import Client
@@ -86,7 +86,7 @@ def test_heartbeat_keeps_a_long_handler_alive(dsn: str, client: Client, workers:
 
 
 def test_lost_lease_cancels_the_handler_and_its_late_result_is_refused(
-    dsn: str, client: Client, workers: list[Worker]
+    dsn: str, conn: Any, client: Client, workers: list[Worker]
 ) -> None:
     wf = Workflow("reclaimed")
     first = threading.Event()
@@ -105,8 +105,7 @@ def test_lost_lease_cancels_the_handler_and_its_late_result_is_refused(
     run_id = client.submit(wf)
     wait_for(first.is_set, what="handler to start")
     # Simulate a reclaim: the engine clock passes the lease, another client ticks.
-    client.advance_time(timedelta(minutes=1))
-    client.tick()  # reclaims it, unless the worker's own tick got there first
+    assert expire_and_reclaim(conn) == 1  # past the lease on the engine's clock; another client's tick
     run = wait_for(lambda: terminal(client, run_id), what="run to finish")
     wait_for(lambda: reasons, what="first handler to notice")
     assert reasons == ["lease lost"]
