@@ -229,6 +229,19 @@ class Worker:
         self._handler_pool: HandlerPool | None = None
         self._aio: EventLoop | None = None
         self._shards = _shards(self.name, self.dsns)
+        # What the worker tells the registry about itself on every poll (SPEC 18); fixed for its life.
+        self.registry_info: dict[str, Any] = {
+            "handlers": list(self.handlers),
+            "workflows": list(self.workflows),
+            "host": socket.gethostname(),
+            "pid": os.getpid(),
+            "language": "python",
+            "version": __version__,
+            "concurrency": self.concurrency,
+            "lease_ttl": self.lease_ttl,
+            "poll_interval": self.poll_interval,
+            "max_reclaims": self.max_reclaims,
+        }
 
     def __repr__(self) -> str:
         return f"Worker(name={self.name!r}, handlers={self.handlers})"
@@ -716,20 +729,8 @@ class Worker:
         is logged once, not asked again, and the worker goes on claiming."""
         if shard.announce_failed:
             return
-        info = {
-            "handlers": list(self.handlers),
-            "workflows": list(self.workflows),
-            "host": socket.gethostname(),
-            "pid": os.getpid(),
-            "language": "python",
-            "version": __version__,
-            "concurrency": self.concurrency,
-            "lease_ttl": self.lease_ttl,
-            "poll_interval": self.poll_interval,
-            "max_reclaims": self.max_reclaims,
-        }
         try:
-            shard.client.register_worker(self.name, info)
+            shard.client.register_worker(self.name, self.registry_info)
         except errors.DatabaseUnavailable:
             raise
         except errors.CycloneError as exc:

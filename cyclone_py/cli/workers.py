@@ -23,10 +23,8 @@ def _names(value: Any) -> str:
     return short(str(value), 50)
 
 
-def _where(info: Any) -> str:
+def _where(info: dict[str, Any]) -> str:
     """``host:pid``, or what of it the info has."""
-    if not isinstance(info, dict):
-        return "-"
     parts = [str(info[k]) for k in ("host", "pid") if info.get(k) is not None]
     return short(":".join(parts), 40) or "-"
 
