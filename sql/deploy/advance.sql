@@ -1,5 +1,5 @@
 -- Deploy cyclone:advance
--- requires: advance@v0.19.0 runs clock wakeups history live_runs workflows
+-- requires: advance@v0.20.0 runs clock wakeups history live_runs workflows dynamic_columns
 -- A complete copy of sql/engine/22_advance.sql, written by scripts/rework.py: read and edit that file, not this one.
 BEGIN;
 
@@ -33,7 +33,9 @@ BEGIN;
 -- run's id, found in cyclone_run_keys whether the run is live or archived, and
 -- creates nothing. Unknown workflow: P0002. The one path every run is made by:
 -- submit, submit_many, a schedule's slot and child nodes. p_traceparent is kept on
--- each run (a child run takes its parent's instead: _create_runs).
+-- each run (a child run takes its parent's instead: _create_runs), and so is
+-- p_priority (SPEC 16), which each node's priority is added to on its steps.
+DROP FUNCTION IF EXISTS cyclone._start_runs(text,jsonb[],interval,text,timestamp with time zone,uuid,bigint,text);
 CREATE OR REPLACE FUNCTION cyclone._start_runs(
     p_workflow text,
     p_inputs jsonb[],
@@ -42,7 +44,8 @@ CREATE OR REPLACE FUNCTION cyclone._start_runs(
     p_run_at timestamp with time zone,
     p_parent_run_id uuid,
     p_parent_step_id bigint,
-    p_traceparent text DEFAULT NULL::text)
+    p_traceparent text DEFAULT NULL::text,
+    p_priority integer DEFAULT 0)
 RETURNS uuid[]
 LANGUAGE plpgsql
 AS $$
@@ -55,7 +58,7 @@ BEGIN
         RAISE EXCEPTION 'workflow "%" not found', p_workflow USING ERRCODE = 'P0002';
     END IF;
     v_ids := cyclone._create_runs(p_workflow, v_definition, p_inputs, p_deadline, p_idempotency_key,
-                                  p_run_at, p_parent_run_id, p_parent_step_id, p_traceparent);
+                                  p_run_at, p_parent_run_id, p_parent_step_id, p_traceparent, p_priority);
     IF cardinality(v_ids) = 0 THEN
         RETURN ARRAY(SELECT k.run_id FROM cyclone_run_keys k
                       WHERE k.workflow = p_workflow AND k.key = p_idempotency_key);
@@ -70,7 +73,7 @@ BEGIN
     RETURN v_ids;
 END
 $$;
-REVOKE ALL ON FUNCTION cyclone._start_runs(text,jsonb[],interval,text,timestamp with time zone,uuid,bigint,text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION cyclone._start_runs(text,jsonb[],interval,text,timestamp with time zone,uuid,bigint,text,integer) FROM PUBLIC;
 
 -- The DAG advance for a batch of runs (complete, complete_many, and _start_runs
 -- for root wait and child nodes): ready tasks of every run become available in one

@@ -1,5 +1,5 @@
 -- Deploy cyclone:runs
--- requires: runs@v0.17.0 tables clock limits traces step_workflow shards history live_runs
+-- requires: runs@v0.20.0 tables clock limits traces step_workflow shards history live_runs dynamic_columns
 -- A complete copy of sql/engine/21_runs.sql, written by scripts/rework.py: read and edit that file, not this one.
 BEGIN;
 
@@ -136,7 +136,11 @@ REVOKE ALL ON FUNCTION cyclone._bucket_of(jsonb,text) FROM PUBLIC;
 -- without limits takes the first, plainer INSERT.
 -- Step ids are nextval * p_partition_count + p_partition: on a shard (41_shards.sql)
 -- the id encodes its run's partition; elsewhere the count is 1 and the partition 0,
--- the ids the identity column would make from the same sequence.
+-- the ids the identity column would make from the same sequence. Each step's
+-- priority is its node's plus the runs' p_priority (SPEC 16: the claim order sees
+-- one number; -1,000,000..1,000,000 and -1000..1000 leave int far behind).
+-- (0.21.0 added p_priority: the older signature is dropped, not left as an overload.)
+DROP FUNCTION IF EXISTS cyclone._insert_steps(text,uuid[],jsonb[],jsonb,timestamp with time zone,integer,integer);
 CREATE OR REPLACE FUNCTION cyclone._insert_steps(
     p_workflow text,
     p_run_ids uuid[],
@@ -144,7 +148,8 @@ CREATE OR REPLACE FUNCTION cyclone._insert_steps(
     p_definition jsonb,
     p_scheduled_at timestamp with time zone,
     p_partition_count integer,
-    p_partition integer)
+    p_partition integer,
+    p_priority integer)
 RETURNS void
 LANGUAGE plpgsql
 AS $$
@@ -156,7 +161,7 @@ BEGIN
         OVERRIDING SYSTEM VALUE
         SELECT nextval('cyclone.cyclone_steps_id_seq') * p_partition_count + p_partition, r.id, p_workflow, n.name, n.handler, n.kind,
                CASE WHEN n.kind = 'task' AND cardinality(n.deps) = 0 THEN 'available' ELSE 'pending' END,
-               n.deps, n.on_dep_failure, n.priority, n.max_attempts, n.timeout, n.signal, n.workflow,
+               n.deps, n.on_dep_failure, n.priority + p_priority, n.max_attempts, n.timeout, n.signal, n.workflow,
                n.max_wait, r.input, p_scheduled_at
           FROM unnest(p_run_ids, p_inputs) AS r(id, input)
          CROSS JOIN jsonb_to_recordset(p_definition -> 'nodes') AS n(
@@ -181,7 +186,7 @@ BEGIN
     OVERRIDING SYSTEM VALUE
     SELECT nextval('cyclone.cyclone_steps_id_seq') * p_partition_count + p_partition, r.id, p_workflow, n.name, n.handler, n.kind,
            CASE WHEN n.kind = 'task' AND cardinality(n.deps) = 0 THEN 'available' ELSE 'pending' END,
-           n.deps, n.on_dep_failure, n.priority, n.max_attempts, n.timeout, n.signal, n.workflow,
+           n.deps, n.on_dep_failure, n.priority + p_priority, n.max_attempts, n.timeout, n.signal, n.workflow,
            n.max_wait, r.input, p_scheduled_at,
            coalesce(b.ids, '{}'), coalesce(b.keyed[1], b.ids[1], 0), coalesce(b.keyed[1], 0)
       FROM unnest(p_run_ids, p_inputs) AS r(id, input)
@@ -196,7 +201,7 @@ BEGIN
       ) b ON n.limits IS NOT NULL;
 END
 $$;
-REVOKE ALL ON FUNCTION cyclone._insert_steps(text,uuid[],jsonb[],jsonb,timestamp with time zone,integer,integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION cyclone._insert_steps(text,uuid[],jsonb[],jsonb,timestamp with time zone,integer,integer,integer) FROM PUBLIC;
 
 -- Creates one run per input (in input order) with its steps (_insert_steps): root
 -- tasks available at p_run_at or now, the rest pending; a deadline only for a
@@ -211,6 +216,9 @@ REVOKE ALL ON FUNCTION cyclone._insert_steps(text,uuid[],jsonb[],jsonb,timestamp
 -- (_run_id_on); without one, ids are random uuids. A key is taken in cyclone_run_keys,
 -- which holds the keys of live and archived runs, so a key stays used after its run
 -- moves to history; a concurrent submit of the same key waits for this one's insert.
+-- p_priority (SPEC 16, checked by the caller) is kept on each run and added to each
+-- node's priority on its steps; a child run takes its parent's, as its traceparent.
+DROP FUNCTION IF EXISTS cyclone._create_runs(text,jsonb,jsonb[],interval,text,timestamp with time zone,uuid,bigint,text);
 CREATE OR REPLACE FUNCTION cyclone._create_runs(
     p_workflow text,
     p_definition jsonb,
@@ -220,7 +228,8 @@ CREATE OR REPLACE FUNCTION cyclone._create_runs(
     p_run_at timestamp with time zone,
     p_parent_run_id uuid,
     p_parent_step_id bigint,
-    p_traceparent text DEFAULT NULL::text)
+    p_traceparent text DEFAULT NULL::text,
+    p_priority integer DEFAULT 0)
 RETURNS uuid[]
 LANGUAGE plpgsql
 AS $$
@@ -229,11 +238,13 @@ DECLARE
     v_deadline timestamptz := CASE WHEN p_deadline > interval '0' THEN v_now + p_deadline END;
     v_ids uuid[];
     v_traceparent text := p_traceparent;
+    v_priority int := p_priority;
     v_shard cyclone.cyclone_shard;
     v_partition int := 0;
 BEGIN
     IF p_parent_run_id IS NOT NULL THEN
-        SELECT r.traceparent INTO v_traceparent FROM ONLY cyclone_runs r WHERE r.id = p_parent_run_id;
+        SELECT r.traceparent, r.priority INTO v_traceparent, v_priority
+          FROM ONLY cyclone_runs r WHERE r.id = p_parent_run_id;
     END IF;
     -- Ids are made first, so that they come back in input order. One input
     -- (submit, a child run) takes a plain expression: a query costs more.
@@ -253,9 +264,9 @@ BEGIN
     IF p_idempotency_key IS NULL THEN
         -- No ON CONFLICT without a key: its speculative insertion costs every row.
         INSERT INTO cyclone_runs (id, workflow, input, created_at, started_at, deadline_at,
-                                  parent_run_id, parent_step_id, traceparent)
+                                  parent_run_id, parent_step_id, traceparent, priority)
         SELECT r.id, p_workflow, r.input, v_now, v_now, v_deadline, p_parent_run_id, p_parent_step_id,
-               v_traceparent
+               v_traceparent, v_priority
           FROM unnest(v_ids, p_inputs) AS r(id, input);
     ELSE
         -- The key's row stays while the run is kept, archived or not (history.sql).
@@ -265,15 +276,16 @@ BEGIN
             RETURN '{}'::uuid[];
         END IF;
         INSERT INTO cyclone_runs (id, workflow, input, created_at, started_at, deadline_at, idempotency_key,
-                                  traceparent)
-        VALUES (v_ids[1], p_workflow, p_inputs[1], v_now, v_now, v_deadline, p_idempotency_key, v_traceparent);
+                                  traceparent, priority)
+        VALUES (v_ids[1], p_workflow, p_inputs[1], v_now, v_now, v_deadline, p_idempotency_key, v_traceparent,
+                v_priority);
     END IF;
     PERFORM cyclone._insert_steps(p_workflow, v_ids, p_inputs, p_definition, coalesce(p_run_at, v_now),
-                                  v_shard.partition_count, v_partition);
+                                  v_shard.partition_count, v_partition, v_priority);
     RETURN v_ids;
 END
 $$;
-REVOKE ALL ON FUNCTION cyclone._create_runs(text,jsonb,jsonb[],interval,text,timestamp with time zone,uuid,bigint,text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION cyclone._create_runs(text,jsonb,jsonb[],interval,text,timestamp with time zone,uuid,bigint,text,integer) FROM PUBLIC;
 
 -- Cancels the given non-terminal steps of a run (all of them when p_step_ids is
 -- NULL), cancels the child runs of waiting child nodes, and tells the workers

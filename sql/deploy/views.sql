@@ -1,5 +1,5 @@
 -- Deploy cyclone:views
--- requires: views@v0.19.0 tables step_workflow clock worker_registry
+-- requires: views@v0.20.0 tables step_workflow clock worker_registry dynamic_columns
 -- A complete copy of sql/engine/15_views.sql, written by scripts/rework.py: read and edit that file, not this one.
 BEGIN;
 
@@ -29,11 +29,12 @@ GRANT SELECT ON cyclone.cyclone_v_workflows TO cyclone_client, cyclone_admin;
 -- or cancelled; finished_at is set iff the run is terminal, paused_at iff it is paused; deadline_at NULL is no
 -- deadline; parent_run_id and parent_step_id name a child run's parent and its child node. No error_kind: a
 -- failed run's error is on its steps (get_run returns the run with the error that failed it). The traceparent
--- is not shown.
+-- is not shown. priority is submit's p_priority (SPEC 16), which each of the run's steps adds to its node's.
+-- A column a release adds goes last (CREATE OR REPLACE VIEW can only append).
 CREATE OR REPLACE VIEW cyclone.cyclone_v_runs AS
 SELECT r.id, r.workflow, r.state, r.input, r.output, r.created_at, r.started_at,
        r.finished_at, r.deadline_at, r.paused_at, r.parent_run_id, r.parent_step_id,
-       r.idempotency_key
+       r.idempotency_key, r.priority
   FROM cyclone.cyclone_runs r;
 COMMENT ON VIEW cyclone.cyclone_v_runs IS 'Runs. The error of a failed run is on its steps (see get_run).';
 GRANT SELECT ON cyclone.cyclone_v_runs TO cyclone_client, cyclone_admin;
@@ -42,13 +43,16 @@ GRANT SELECT ON cyclone.cyclone_v_runs TO cyclone_client, cyclone_admin;
 -- query of steps reads steps alone; every step's workflow is its run's). completed_at is the step's
 -- finished_at: the terminal timestamp of every terminal state, discarded and cancelled included (there is no
 -- discarded_at). The columns are cyclone_steps' (10_runs_tables.sql says what each is); the bookkeeping ones
--- (limit buckets, failed_span, contained, rerun_attempt, child_workflow) are not shown.
+-- (limit buckets, failed_span, contained, rerun_attempt, child_workflow) are not shown. priority is the one
+-- claim orders by: the node's plus the run's. snoozes, progress and progress_at are SPEC 16's (snooze(),
+-- progress()). A column a release adds goes last (CREATE OR REPLACE VIEW can only append; cyclone_v_dlq below
+-- follows).
 CREATE OR REPLACE VIEW cyclone.cyclone_v_steps AS
 SELECT s.id, s.run_id, s.workflow, s.node, s.handler, s.kind, s.state, s.attempt, s.max_attempts,
        s.reclaims, s.error, s.error_kind, s.scheduled_at, s.started_at, s.finished_at AS completed_at,
        s.deps, s.on_dep_failure, s.priority, s.timeout, s.lease_owner, s.lease_expiry,
        s.lease_generation, s.heartbeat_at, s.signal, s.max_wait, s.wait_expires_at,
-       s.child_run_id, s.input, s.output
+       s.child_run_id, s.input, s.output, s.snoozes, s.progress, s.progress_at
   FROM cyclone.cyclone_steps s;
 COMMENT ON VIEW cyclone.cyclone_v_steps IS
     'Steps with their run''s workflow; completed_at is set for every terminal state.';

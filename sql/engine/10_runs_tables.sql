@@ -5,8 +5,8 @@
 -- Requires: 02_clock.sql (defaults call cyclone.now()) and 04_audit.sql (cyclone_audit.actor's default calls
 -- _actor()). Every function file reads or writes these tables.
 -- sqitch reaches this shape through the changes tables, client_reads, step_errors, limits (the steps' bucket
--- columns and their indexes), traces, audit, list_pages, fail (failed_span), step_workflow, metrics, history
--- and live_runs; the engine guard checks that both end in the same tables. A table changes by a new change
+-- columns and their indexes), traces, audit, list_pages, fail (failed_span), step_workflow, metrics, history,
+-- live_runs and dynamic_columns; the engine guard checks that both end in the same tables. A table changes by a new change
 -- with a hand-written ALTER, and this file is edited to match (tables are not reworked).
 --
 -- States are text with named CHECKs, and cross-column invariants make illegal rows unstorable: a step's lease
@@ -62,6 +62,9 @@ CREATE TABLE cyclone.cyclone_runs (
     -- every execution of its steps joins the caller's trace (SPEC 5, 14). The CHECK makes a malformed value
     -- unstorable; _traceparent_problem (39_traces.sql) says what is wrong with one, for submit's 22023.
     traceparent     text,
+    -- Submit's p_priority (SPEC 16), -1000..1000 (submit checks it): each step of the run is made with its
+    -- node's priority plus this one, and a child run takes its parent's. Set at submit, never changed.
+    priority        int NOT NULL DEFAULT 0,
     CONSTRAINT run_state_valid
         CHECK (state IN ('running', 'paused', 'completed', 'failed', 'cancelled')),
     CONSTRAINT run_finished_iff_terminal
@@ -79,6 +82,8 @@ CREATE TABLE cyclone.cyclone_runs (
 COMMENT ON TABLE cyclone.cyclone_runs IS 'One row per run of a workflow.';
 COMMENT ON COLUMN cyclone.cyclone_runs.traceparent IS
     'The W3C trace context (traceparent) the run was submitted in, or its parent run''s; NULL = none.';
+COMMENT ON COLUMN cyclone.cyclone_runs.priority IS
+    'The run''s priority (-1000..1000, submit''s p_priority): added to each node''s priority on its steps.';
 
 -- The indexes of the live runs cover only columns set at submit (see fillfactor above). What the dropped ones
 -- served went elsewhere: runs by state, newest first, read the day tables' own (state, created_at, id) index
@@ -160,6 +165,12 @@ CREATE TABLE cyclone.cyclone_steps (
     -- paged by workflow (metrics(), cyclone_v_steps, the dead letters of one workflow) reads steps and their
     -- indexes alone, never a run row per step.
     workflow         text NOT NULL,
+    -- Dynamic workflows (SPEC 16). snoozes: how often a handler handed the step back for later (snooze(),
+    -- 45_snooze_progress.sql) without being charged an attempt. progress: the latest value a handler
+    -- reported while it ran (progress()), and when; kept after the step ends, cleared by nothing.
+    snoozes          int NOT NULL DEFAULT 0,
+    progress         jsonb,
+    progress_at      timestamptz,
     CONSTRAINT step_node_unique UNIQUE (run_id, node),
     CONSTRAINT step_kind_valid CHECK (kind IN ('task', 'wait', 'child')),
     CONSTRAINT step_state_valid CHECK (state IN
@@ -193,6 +204,9 @@ COMMENT ON COLUMN cyclone.cyclone_steps.fair_bucket IS
 COMMENT ON COLUMN cyclone.cyclone_steps.failed_span IS
     'The span of the step''s last failed execution (a W3C traceparent), as fail() reported it; NULL = none.';
 COMMENT ON COLUMN cyclone.cyclone_steps.workflow IS 'The workflow of the step''s run, written with the step.';
+COMMENT ON COLUMN cyclone.cyclone_steps.snoozes IS 'How many times a handler snoozed the step (snooze()).';
+COMMENT ON COLUMN cyclone.cyclone_steps.progress IS 'The latest progress a handler reported (progress()); NULL = none.';
+COMMENT ON COLUMN cyclone.cyclone_steps.progress_at IS 'When progress was last reported.';
 
 -- The hot paths read partial indexes, so finished steps never slow them.
 --

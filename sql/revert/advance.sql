@@ -1,6 +1,9 @@
 -- Revert cyclone:advance to its previous version: the deploy script it had before
--- (sql/deploy/advance@v0.19.0.sql), and a drop of each function the new version added.
+-- (sql/deploy/advance@v0.20.0.sql), and a drop of each function the new version added.
 BEGIN;
+
+-- 0.21.0 gave these a p_priority parameter (SPEC 16): the previous signatures come back below.
+DROP FUNCTION IF EXISTS cyclone._start_runs(text, jsonb[], interval, text, timestamptz, uuid, bigint, text, integer);
 
 -- sql/engine/22_advance.sql: change `advance` — the DAG (SPEC 8): starting runs,
 -- reaching steps whose dependencies completed, finishing runs, the discard policy
@@ -76,6 +79,10 @@ REVOKE ALL ON FUNCTION cyclone._start_runs(text,jsonb[],interval,text,timestamp 
 -- statement; a run that also has a ready wait or child node goes through _advance
 -- (in run-id order); then the finished runs end. The caller holds the run locks.
 -- The clock is read once a call, not once a promoted step.
+-- Only the runs with a pending step can advance: one read of the batch's steps
+-- finds them first, so that a batch of single-step runs (the common completion)
+-- goes straight to _finish_runs without the two statements that look for ready
+-- steps in each run (each a read of every run's steps).
 CREATE OR REPLACE FUNCTION cyclone._advance_runs(p_run_ids uuid[])
 RETURNS void
 LANGUAGE plpgsql
@@ -83,28 +90,33 @@ AS $$
 DECLARE
     v_now timestamptz := cyclone.now();  -- once, not once per promoted row
     v_run_id uuid;
+    v_pending uuid[];
 BEGIN
-    -- Ready = every dependency completed, counted per pending step through
-    -- step_node_unique (deps hold no duplicates: define_workflow rejects them).
-    -- Not NOT EXISTS: the planner turns that into an anti join, and its generic
-    -- plan hashed the whole steps table on every call.
-    UPDATE ONLY cyclone_steps s
-       SET state = 'available', scheduled_at = v_now
-     WHERE s.run_id = ANY (p_run_ids) AND s.state = 'pending' AND s.kind = 'task'
-       AND cardinality(s.deps) = (SELECT count(*) FROM ONLY cyclone_steps d
-                                   WHERE d.run_id = s.run_id AND d.node = ANY (s.deps) AND d.state = 'completed');
-    IF FOUND THEN
-        PERFORM cyclone._wake();
-    END IF;
-    FOR v_run_id IN
-        SELECT DISTINCT s.run_id FROM ONLY cyclone_steps s
-         WHERE s.run_id = ANY (p_run_ids) AND s.state = 'pending' AND s.kind <> 'task'
+    SELECT array_agg(DISTINCT s.run_id) INTO v_pending
+      FROM ONLY cyclone_steps s WHERE s.run_id = ANY (p_run_ids) AND s.state = 'pending';
+    IF v_pending IS NOT NULL THEN
+        -- Ready = every dependency completed, counted per pending step through
+        -- step_node_unique (deps hold no duplicates: define_workflow rejects them).
+        -- Not NOT EXISTS: the planner turns that into an anti join, and its generic
+        -- plan hashed the whole steps table on every call.
+        UPDATE ONLY cyclone_steps s
+           SET state = 'available', scheduled_at = v_now
+         WHERE s.run_id = ANY (v_pending) AND s.state = 'pending' AND s.kind = 'task'
            AND cardinality(s.deps) = (SELECT count(*) FROM ONLY cyclone_steps d
-                                       WHERE d.run_id = s.run_id AND d.node = ANY (s.deps) AND d.state = 'completed')
-         ORDER BY s.run_id
-    LOOP
-        PERFORM cyclone._advance(v_run_id);
-    END LOOP;
+                                       WHERE d.run_id = s.run_id AND d.node = ANY (s.deps) AND d.state = 'completed');
+        IF FOUND THEN
+            PERFORM cyclone._wake();
+        END IF;
+        FOR v_run_id IN
+            SELECT DISTINCT s.run_id FROM ONLY cyclone_steps s
+             WHERE s.run_id = ANY (v_pending) AND s.state = 'pending' AND s.kind <> 'task'
+               AND cardinality(s.deps) = (SELECT count(*) FROM ONLY cyclone_steps d
+                                           WHERE d.run_id = s.run_id AND d.node = ANY (s.deps) AND d.state = 'completed')
+             ORDER BY s.run_id
+        LOOP
+            PERFORM cyclone._advance(v_run_id);
+        END LOOP;
+    END IF;
     PERFORM cyclone._finish_runs(p_run_ids);
 END
 $$;
@@ -222,6 +234,11 @@ REVOKE ALL ON FUNCTION cyclone._advance(uuid) FROM PUBLIC;
 -- The statement that completes runs queues them for archive()
 -- (cyclone_archive_queue); a failed run is queued by _end_run. Each completed
 -- child run then tells its parent (_notify_parent), in run-id order.
+-- One read of the runs' steps says, for each run, whether it is finished, whether
+-- it failed, and, for a run of one step, its output ({node: output}, the one leaf),
+-- so that ending a batch of single-step runs reads each run's steps once; a run of
+-- several steps computes its leaves in the UPDATE. (It read them five times:
+-- twice for the failed runs, three times in the UPDATE.)
 CREATE OR REPLACE FUNCTION cyclone._finish_runs(p_run_ids uuid[])
 RETURNS void
 LANGUAGE plpgsql
@@ -229,35 +246,46 @@ AS $$
 DECLARE
     v_now timestamptz := cyclone.now();
     v_run_id uuid;
+    v_failed uuid[];
+    v_done uuid[];
+    v_outputs jsonb[];
     v_children uuid[];
 BEGIN
-    FOR v_run_id IN
-        SELECT r.id FROM ONLY cyclone_runs r
-         WHERE r.id = ANY (p_run_ids) AND r.state IN ('running', 'paused')
-           AND NOT EXISTS (SELECT 1 FROM ONLY cyclone_steps s
-                            WHERE s.run_id = r.id AND s.state IN ('pending', 'available', 'running', 'waiting'))
-           AND EXISTS (SELECT 1 FROM ONLY cyclone_steps s
-                        WHERE s.run_id = r.id AND s.state = 'discarded' AND NOT s.contained)
-         ORDER BY r.id
-    LOOP
+    -- The caller holds the run locks: no step of these runs changes meanwhile.
+    SELECT array_agg(f.run_id ORDER BY f.run_id) FILTER (WHERE f.failed),
+           array_agg(f.run_id ORDER BY f.run_id) FILTER (WHERE NOT f.failed),
+           array_agg(f.output ORDER BY f.run_id) FILTER (WHERE NOT f.failed)
+      INTO v_failed, v_done, v_outputs
+      FROM (SELECT s.run_id,
+                   bool_or(s.state = 'discarded' AND NOT s.contained) AS failed,
+                   CASE WHEN count(*) = 1
+                        THEN coalesce(jsonb_object_agg(s.node, s.output) FILTER (WHERE s.state = 'completed'), '{}')
+                   END AS output
+              FROM ONLY cyclone_steps s
+             WHERE s.run_id = ANY (p_run_ids)
+             GROUP BY s.run_id
+            HAVING NOT bool_or(s.state IN ('pending', 'available', 'running', 'waiting'))) f;
+
+    FOREACH v_run_id IN ARRAY coalesce(v_failed, '{}') LOOP
         PERFORM cyclone._end_run_and_notify(v_run_id, 'failed', 'run failed');
     END LOOP;
+    IF v_done IS NULL THEN
+        RETURN;
+    END IF;
 
     WITH done AS (
         UPDATE ONLY cyclone_runs r
            SET state = 'completed', finished_at = v_now, paused_at = NULL,
                -- Leaves: nodes no step of the run depends on (the array of all
                -- deps is computed once per run, not once per step).
-               output = (SELECT coalesce(jsonb_object_agg(s.node, s.output), '{}')
-                           FROM ONLY cyclone_steps s
-                          WHERE s.run_id = r.id AND s.state = 'completed'
-                            AND s.node <> ALL (ARRAY(SELECT unnest(t.deps) FROM ONLY cyclone_steps t
-                                                      WHERE t.run_id = r.id)))
-         WHERE r.id = ANY (p_run_ids) AND r.state IN ('running', 'paused')
-           AND NOT EXISTS (SELECT 1 FROM ONLY cyclone_steps s
-                            WHERE s.run_id = r.id
-                              AND (s.state IN ('pending', 'available', 'running', 'waiting')
-                                   OR (s.state = 'discarded' AND NOT s.contained)))
+               output = coalesce(d.output,
+                                 (SELECT coalesce(jsonb_object_agg(s.node, s.output), '{}')
+                                    FROM ONLY cyclone_steps s
+                                   WHERE s.run_id = r.id AND s.state = 'completed'
+                                     AND s.node <> ALL (ARRAY(SELECT unnest(t.deps) FROM ONLY cyclone_steps t
+                                                               WHERE t.run_id = r.id))))
+          FROM unnest(v_done, v_outputs) AS d(run_id, output)
+         WHERE r.id = d.run_id AND r.state IN ('running', 'paused')
         RETURNING r.id, r.parent_step_id
     ), queued AS (
         INSERT INTO cyclone_archive_queue (run_id, finished_at)

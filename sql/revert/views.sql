@@ -1,22 +1,33 @@
 -- Revert cyclone:views to its previous version: the deploy script it had before
--- (sql/deploy/views@v0.19.0.sql), and a drop of each function the new version added.
+-- (sql/deploy/views@v0.20.0.sql), after the views that gained columns are dropped (CREATE OR REPLACE VIEW
+-- cannot drop a column). The listings (42_listings.sql) return those views' row types, so they are dropped
+-- with them and made again afterwards from their own definitions, comments and grants, saved first.
 BEGIN;
 
--- The view the new version added (the registry's table goes with the revert of worker_registry).
-DROP VIEW cyclone.cyclone_v_workers;
+CREATE TEMP TABLE cyclone_revert_listings ON COMMIT DROP AS
+SELECT pg_get_functiondef(p.oid) AS def,
+       format('COMMENT ON FUNCTION %s IS %L', p.oid::regprocedure, obj_description(p.oid, 'pg_proc')) AS comment,
+       format('REVOKE ALL ON FUNCTION %s FROM PUBLIC', p.oid::regprocedure) AS revoke,
+       ARRAY(SELECT format('GRANT EXECUTE ON FUNCTION %s TO %I', p.oid::regprocedure, a.grantee::regrole)
+               FROM aclexplode(p.proacl) a WHERE a.grantee <> p.proowner AND a.grantee <> 0) AS grants
+  FROM pg_proc p
+ WHERE p.pronamespace = 'cyclone'::regnamespace AND p.proname IN ('list_runs', 'list_steps', 'list_dead_letters');
+DROP FUNCTION cyclone.list_runs(text, text, integer, timestamptz), cyclone.list_steps(uuid),
+              cyclone.list_dead_letters(text, text, integer);
+DROP VIEW cyclone.cyclone_v_dlq, cyclone.cyclone_v_steps, cyclone.cyclone_v_runs;
 
 -- sql/engine/15_views.sql: change `views` — the read side users query with plain SQL (SPEC 3).
 -- Owns every view: cyclone_v_workflows, cyclone_v_runs, cyclone_v_steps, cyclone_v_dlq (change views),
--- cyclone_v_limits (first made by the change explain), cyclone_v_audit (audit) and cyclone_v_schedules
--- (schedules).
--- Requires: the tables (10_runs_tables.sql, 11_limits_tables.sql, 12_schedules_tables.sql) and 02_clock.sql
--- (cyclone_v_limits reads cyclone.now()).
+-- cyclone_v_limits (first made by the change explain), cyclone_v_audit (audit), cyclone_v_schedules
+-- (schedules) and cyclone_v_workers.
+-- Requires: the tables (10_runs_tables.sql, 11_limits_tables.sql, 12_schedules_tables.sql,
+-- 14_workers_tables.sql) and 02_clock.sql (cyclone_v_limits and cyclone_v_workers read cyclone.now()).
 -- Called by: clients and operators with SELECT (the SPEC's documented queries, the CLI, the web console), and
 -- the listings (list_runs, list_steps, list_dead_letters; 42_listings.sql), which page these rows for a router.
 -- Every view reads through the parents cyclone_runs and cyclone_steps, so it shows archived runs and steps
 -- (the day tables of history) as well as live ones. A view takes no locks but its reads.
--- Every view is granted to cyclone_client and cyclone_admin; cyclone_v_limits and cyclone_v_schedules to
--- cyclone_worker too.
+-- Every view is granted to cyclone_client and cyclone_admin; cyclone_v_limits, cyclone_v_schedules and
+-- cyclone_v_workers to cyclone_worker too.
 -- This file is the change's complete current source; edit it here and ship it with
 -- `make rework CHANGE=views NOTE="..."` (docs/architecture.md, Changing the engine).
 
@@ -120,5 +131,39 @@ SELECT name, cron, timezone, workflow, overlap, catchup, paused, next_fire_at, l
 COMMENT ON VIEW cyclone.cyclone_v_schedules IS
     'Schedules with their next slot and the latest slot that got a run (SPEC 13).';
 GRANT SELECT ON cyclone.cyclone_v_schedules TO cyclone_worker, cyclone_client, cyclone_admin;
+
+-- The worker registry (SPEC 18, 14_workers_tables.sql): each registered worker with what it said about
+-- itself (info), when it first registered (started_at) and last refreshed (last_seen_at); alive while seen
+-- within the last 60 seconds on the engine clock (a worker refreshes on every poll); running, the steps it
+-- holds now (read once from the running steps' partial index, grouped by owner: one pass whatever the number
+-- of workers). A worker that does not register is not listed, though its steps run.
+CREATE OR REPLACE VIEW cyclone.cyclone_v_workers AS
+SELECT w.name, w.info, w.started_at, w.last_seen_at,
+       w.last_seen_at > cyclone.now() - interval '60 seconds' AS alive,
+       coalesce(r.running, 0) AS running
+  FROM cyclone.cyclone_workers w
+  LEFT JOIN (SELECT s.lease_owner, count(*)::int AS running
+               FROM ONLY cyclone.cyclone_steps s
+              WHERE s.state = 'running'
+              GROUP BY s.lease_owner) r ON r.lease_owner = w.name;
+COMMENT ON VIEW cyclone.cyclone_v_workers IS
+    'Registered workers (SPEC 18): info, started_at, last_seen_at, alive (seen within 60 s), running (steps held).';
+GRANT SELECT ON cyclone.cyclone_v_workers TO cyclone_worker, cyclone_client, cyclone_admin;
+
+DO $$
+DECLARE
+    v record;
+    v_grant text;
+BEGIN
+    FOR v IN SELECT * FROM cyclone_revert_listings LOOP
+        EXECUTE v.def;
+        EXECUTE v.comment;
+        EXECUTE v.revoke;
+        FOREACH v_grant IN ARRAY v.grants LOOP
+            EXECUTE v_grant;
+        END LOOP;
+    END LOOP;
+END
+$$;
 
 COMMIT;

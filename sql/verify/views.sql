@@ -15,4 +15,8 @@ SELECT 1 / (pg_get_viewdef('cyclone.cyclone_v_limits'::regclass) ~ 'LEAST\(l\.pe
 SELECT name, info, started_at, last_seen_at, alive, running FROM cyclone.cyclone_v_workers WHERE false;
 SELECT 1 / has_table_privilege('cyclone_worker', 'cyclone.cyclone_v_workers', 'select')::int;
 SELECT 1 / has_table_privilege('cyclone_client', 'cyclone.cyclone_v_workers', 'select')::int;
+-- SPEC 16's columns (issue 33).
+SELECT priority FROM cyclone.cyclone_v_runs WHERE false;
+SELECT snoozes, progress, progress_at FROM cyclone.cyclone_v_steps WHERE false;
+SELECT snoozes, progress, progress_at FROM cyclone.cyclone_v_dlq WHERE false;
 ROLLBACK;

@@ -1,7 +1,7 @@
 -- Verify cyclone_router:routing
 BEGIN;
-SELECT 'cyclone.submit(text, jsonb, interval, text, timestamptz, text)'::regprocedure,
-       'cyclone.submit_many(text, jsonb[], interval)'::regprocedure,
+SELECT 'cyclone.submit(text, jsonb, interval, text, timestamptz, text, int)'::regprocedure,
+       'cyclone.submit_many(text, jsonb[], interval, int)'::regprocedure,
        'cyclone.get_run(uuid)'::regprocedure,
        'cyclone.signal(uuid, text, jsonb)'::regprocedure,
        'cyclone.explain_step(bigint)'::regprocedure,

@@ -1,4 +1,4 @@
--- SPEC section 10: cyclone_worker runs the worker protocol (claim, renew, renew_many, release, complete,
+-- SPEC section 10: cyclone_worker runs the worker protocol (claim, renew, renew_many, release, snooze, progress, complete,
 -- complete_many, fail, tick, register_worker, deregister_worker, define_workflow, and the limits: define_limit,
 -- drop_limit); cyclone_client submits and reads (submit, submit_many, get_run,
 -- signal, explain_step); operator actions and the clock are cyclone_admin's
@@ -7,7 +7,7 @@
 -- (SPEC 14) and the listings (SPEC 15) for cyclone_client and cyclone_admin;
 -- configuring a shard and the partition helpers for cyclone_admin.
 BEGIN;
-SELECT plan(135);
+SELECT plan(141);
 
 CREATE TEMP TABLE expected (fn text, worker boolean, client boolean, admin boolean);
 INSERT INTO expected VALUES
@@ -15,6 +15,8 @@ INSERT INTO expected VALUES
     ('cyclone.renew(bigint, text, bigint, interval)',              true,  false, true),
     ('cyclone.renew_many(text, bigint[], bigint[], interval)',     true,  false, true),
     ('cyclone.release(bigint, text, bigint)',                      true,  false, true),
+    ('cyclone.snooze(bigint, text, bigint, interval)',             true,  false, true),
+    ('cyclone.progress(bigint, text, bigint, jsonb)',              true,  false, true),
     ('cyclone.complete(bigint, text, bigint, jsonb)',              true,  false, true),
     ('cyclone.complete_many(text, bigint[], bigint[], jsonb[])',   true,  false, true),
     ('cyclone.fail(bigint, text, bigint, text, text, interval, text)', true, false, true),
@@ -22,8 +24,8 @@ INSERT INTO expected VALUES
     ('cyclone.register_worker(text, jsonb)',                       true,  false, true),
     ('cyclone.deregister_worker(text)',                            true,  false, true),
     ('cyclone.define_workflow(text, jsonb)',                       true,  false, true),
-    ('cyclone.submit(text, jsonb, interval, text, timestamptz, text)', false, true,  true),
-    ('cyclone.submit_many(text, jsonb[], interval)',               false, true,  true),
+    ('cyclone.submit(text, jsonb, interval, text, timestamptz, text, int)', false, true, true),
+    ('cyclone.submit_many(text, jsonb[], interval, int)',          false, true,  true),
     ('cyclone.get_run(uuid)',                                      false, true,  true),
     ('cyclone.signal(uuid, text, jsonb)',                          false, true,  true),
     ('cyclone.retry(uuid, text, int, text)',                       false, false, true),
