@@ -31,6 +31,7 @@ from cyclone_py.errors import (
     NotFound,
     Permanent,
     ReclaimLimitExceeded,
+    Snooze,
     StepFailed,
     WrongState,
 )
@@ -61,6 +62,7 @@ __all__ = [
     "RunRow",
     "Schedule",
     "ScheduleRow",
+    "Snooze",
     "StepContext",
     "StepFailed",
     "StepRow",

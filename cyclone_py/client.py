@@ -243,6 +243,8 @@ class RunRow:
     deadline_at: datetime | None
     paused_at: datetime | None
     parent_run_id: UUID | None
+    #: Submit's priority, added to each node's (SPEC 16).
+    priority: int = 0
 
 
 @dataclass(frozen=True)
@@ -271,6 +273,10 @@ class StepRow:
     #: Claims of the step so far (the fence its lease holder presents), and its last heartbeat.
     lease_generation: int = 0
     heartbeat_at: datetime | None = None
+    #: Times a handler snoozed the step; the latest progress it reported, and when (SPEC 16).
+    snoozes: int = 0
+    progress: Any = None
+    progress_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -395,12 +401,12 @@ class Page(Generic[T]):
 
 _RUN_COLUMNS = (
     "id, workflow, state, input, output, created_at, started_at, finished_at, "
-    "deadline_at, paused_at, parent_run_id"
+    "deadline_at, paused_at, parent_run_id, priority"
 )
 _STEP_COLUMNS = (
     "id, run_id, workflow, node, handler, kind, state, attempt, max_attempts, reclaims, "
     "error, error_kind, scheduled_at, started_at, completed_at, lease_owner, lease_expiry, "
-    "output, child_run_id, lease_generation, heartbeat_at"
+    "output, child_run_id, lease_generation, heartbeat_at, snoozes, progress, progress_at"
 )
 
 
@@ -975,22 +981,27 @@ class Client:
         idempotency_key: str | None = None,
         run_at: datetime | None = None,
         traceparent: str | None = None,
+        priority: int = 0,
     ) -> UUID:
         """``cyclone.submit``: start a run; returns its id (the existing one for a
         repeated idempotency key). The run joins ``traceparent`` (a W3C trace
         context), else the trace of the active OpenTelemetry span, if any
-        (:mod:`cyclone_py.tracing`)."""
-        run_id = self._value(
-            "SELECT cyclone.submit(%s, %s, %s, %s, %s, %s)",
-            (
-                _workflow_name(workflow),
-                Jsonb({} if input is None else input),
-                _interval(deadline),
-                idempotency_key,
-                run_at,
-                traceparent if traceparent is not None else tracing.current_traceparent(),
-            ),
+        (:mod:`cyclone_py.tracing`). ``priority`` (-1000..1000) is added to each
+        node's priority: smaller is claimed first."""
+        args = (
+            _workflow_name(workflow),
+            Jsonb({} if input is None else input),
+            _interval(deadline),
+            idempotency_key,
+            run_at,
+            traceparent if traceparent is not None else tracing.current_traceparent(),
         )
+        # The default priority is left to the database, so that a call without
+        # one also suits a database (or a router) older than p_priority.
+        if priority:
+            run_id = self._value("SELECT cyclone.submit(%s, %s, %s, %s, %s, %s, p_priority => %s)", (*args, priority))
+        else:
+            run_id = self._value("SELECT cyclone.submit(%s, %s, %s, %s, %s, %s)", args)
         return UUID(str(run_id))
 
     def submit_many(
@@ -999,17 +1010,20 @@ class Client:
         inputs: Sequence[Any],
         *,
         deadline: Duration | None = None,
+        priority: int = 0,
     ) -> list[UUID]:
-        """``cyclone.submit_many``: one run per input, in order, all or nothing."""
+        """``cyclone.submit_many``: one run per input, in order, all or nothing,
+        each with ``priority`` (as :meth:`submit`)."""
+        args = (
+            _workflow_name(workflow),
+            [json.dumps({} if i is None else i) for i in inputs],
+            _interval(deadline),
+        )
         with self._conn() as conn:
-            rows = conn.execute(
-                "SELECT cyclone.submit_many(%s, %s::jsonb[], %s)",
-                (
-                    _workflow_name(workflow),
-                    [json.dumps({} if i is None else i) for i in inputs],
-                    _interval(deadline),
-                ),
-            ).fetchall()
+            if priority:
+                rows = conn.execute("SELECT cyclone.submit_many(%s, %s::jsonb[], %s, %s)", (*args, priority)).fetchall()
+            else:
+                rows = conn.execute("SELECT cyclone.submit_many(%s, %s::jsonb[], %s)", args).fetchall()
         return [UUID(str(r[0])) for r in rows]
 
     def get_run(self, run_id: RunId) -> Run:
@@ -1079,6 +1093,20 @@ class Client:
         step it will not finish): the step is available again at once, with no
         attempt charged. False when the lease is no longer ``worker``'s."""
         return bool(self._value("SELECT cyclone.release(%s, %s, %s)", (step_id, worker, lease_generation)))
+
+    def snooze(self, step_id: int, worker: str, lease_generation: int, delay: Duration) -> bool:
+        """``cyclone.snooze``: hand a leased step back to be claimed again after
+        ``delay`` (0 to 365 days), with no attempt charged. False when the lease
+        is no longer ``worker``'s (or the step's timeout passed)."""
+        return bool(self._value("SELECT cyclone.snooze(%s, %s, %s, %s)",
+                                (step_id, worker, lease_generation, _interval(delay))))
+
+    def progress(self, step_id: int, worker: str, lease_generation: int, value: Any) -> bool:
+        """``cyclone.progress``: keep ``value`` (JSON, at most 64 KiB) as the
+        running step's latest progress and announce it (``NOTIFY
+        cyclone_progress``). False when the lease is no longer ``worker``'s."""
+        return bool(self._value("SELECT cyclone.progress(%s, %s, %s, %s)",
+                                (step_id, worker, lease_generation, Jsonb(value))))
 
     def register_worker(self, worker: str, info: Mapping[str, Any] | None = None) -> None:
         """``cyclone.register_worker``: insert or refresh this worker's registry

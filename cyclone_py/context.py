@@ -4,14 +4,16 @@ A handler gets one ``StepContext`` per execution: the step's identity, its
 input and its dependencies' outputs, and the ``cancelled`` event the runtime
 sets when the step must stop (see :meth:`StepContext.cancel`). An ``async
 def`` handler awaits :meth:`StepContext.asleep` or
-:meth:`StepContext.wait_cancelled` instead of blocking. Plain data and a
-lock: nothing here talks to the database or starts a thread.
+:meth:`StepContext.wait_cancelled` instead of blocking;
+:meth:`StepContext.progress` hands a value to the sink the runtime gave it.
+Plain data and a lock: nothing here talks to the database or starts a thread.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import threading
 from collections.abc import Callable, Mapping
 from datetime import timedelta
@@ -49,6 +51,7 @@ class StepContext:
         deps: Mapping[str, Any] | None,
         timeout: timedelta | None = None,
         worker: str | None = None,
+        progress: Callable[[Any], object] | None = None,
     ) -> None:
         self.step_id = step_id
         self.run_id = run_id
@@ -62,6 +65,7 @@ class StepContext:
         self.deps: Mapping[str, Any] = dict(deps or {})
         self.timeout = timeout
         self.worker = worker
+        self._progress = progress
         self.cancel_reason: str | None = None
         self._is_cancelled = False
         # Made on first use: most handlers never look at it, and an Event (a
@@ -126,6 +130,19 @@ class StepContext:
     def _forget(self, fn: Callable[[], None]) -> None:
         with self._lock, contextlib.suppress(ValueError):
             self._callbacks.remove(fn)
+
+    def progress(self, value: Any) -> None:
+        """Report the step's progress: any JSON value (``0.4``, ``{"done": 40,
+        "total": 100}``), kept as the step's latest ``progress`` (SPEC 16).
+
+        Cheap to call in a tight loop: the worker sends at most a few calls a
+        second, always the newest value, and the value pending when the handler
+        ends is sent before its result. Raises ``TypeError``/``ValueError`` for
+        a value JSON cannot hold. A context made outside a worker or the
+        harness keeps nothing."""
+        json.dumps(value, allow_nan=False)
+        if self._progress is not None:
+            self._progress(value)
 
     def check_cancelled(self) -> None:
         """Raise :class:`~cyclone_py.errors.Cancelled` if the step was cancelled."""

@@ -29,6 +29,7 @@ given a :class:`StepFailed` (or one of its subclasses, such as
 
 from __future__ import annotations
 
+from datetime import timedelta
 from uuid import UUID
 
 __all__ = [
@@ -44,6 +45,7 @@ __all__ = [
     "PermissionDenied",
     "ReclaimLimitExceeded",
     "RunStuck",
+    "Snooze",
     "StepFailed",
     "StepTimedOut",
     "UndecodableValue",
@@ -117,6 +119,21 @@ class Permanent(Exception):
         super().__init__(message)
         if isinstance(error, BaseException):
             self.__cause__ = error
+
+
+class Snooze(Exception):
+    """Not now: hand the step back, to be run again after ``delay``.
+
+    Raise it from a handler when what the step needs is not ready yet (a
+    file not uploaded, a rate-limited API that said "retry after"): the step
+    is available again ``delay`` from now (a timedelta, or seconds; 0 to 365
+    days), the attempt is not charged and no error is recorded
+    (``cyclone.snooze``, SPEC 16). Its ``snoozes`` count grows by one.
+    """
+
+    def __init__(self, delay: timedelta | float) -> None:
+        self.delay = delay
+        super().__init__(f"snoozed for {delay}")
 
 
 class StepFailed(CycloneError):

@@ -4,7 +4,8 @@
 :class:`~cyclone_py.context.StepContext`; :func:`execute` runs the handler and
 turns what it did into an :class:`Outcome` (a completion, or a failure with
 its error kind, its text cut to :data:`MAX_ERROR_CHARS` and the retry delay
-of the caller's ``backoff``). A step whose input or deps the client could not
+of the caller's ``backoff``; or a snooze, when the handler raised
+:class:`~cyclone_py.errors.Snooze`). A step whose input or deps the client could not
 decode (:class:`~cyclone_py.client.Undecodable`) is not run: its outcome is a
 ``permanent`` failure saying why. Reporting the outcome is the caller's: the
 worker batches it (:mod:`cyclone_py.reporter`), the harness reports it at once.
@@ -19,6 +20,7 @@ import json
 import logging
 import re
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -53,6 +55,8 @@ class Outcome:
     cancel_reason: str | None = None
     #: a failure's span (a W3C traceparent), passed to ``fail`` for the next attempt's link
     span: str | None = None
+    #: set when the handler raised :class:`~cyclone_py.errors.Snooze`: report ``snooze``, not ``fail``
+    snooze: timedelta | None = None
 
     def discard(self) -> DiscardedStep:
         """This failure as the discard it became when ``fail`` returned ``discarded``."""
@@ -73,8 +77,11 @@ def _truncate(text: str) -> str:
     return text[: MAX_ERROR_CHARS // 2] + "\n...\n" + text[-MAX_ERROR_CHARS // 2 :]
 
 
-def make_context(step: ClaimedStep, worker: str | None = None) -> StepContext:
-    """The handler's view of a claimed step."""
+def make_context(
+    step: ClaimedStep, worker: str | None = None, progress: Callable[[Any], object] | None = None
+) -> StepContext:
+    """The handler's view of a claimed step; ``progress`` receives what it
+    passes to ``ctx.progress``."""
     return StepContext(
         step_id=step.step_id,
         run_id=step.run_id,
@@ -88,6 +95,7 @@ def make_context(step: ClaimedStep, worker: str | None = None) -> StepContext:
         deps=step.deps if isinstance(step.deps, dict) else {},
         timeout=step.timeout,
         worker=worker,
+        progress=progress,
     )
 
 
@@ -209,6 +217,8 @@ def _no_handler(step: ClaimedStep, ctx: StepContext, backoff: Backoff | None) ->
 
 def _raised(step: ClaimedStep, ctx: StepContext, backoff: Backoff | None, exc: BaseException) -> Outcome:
     """The outcome of a handler that raised ``exc`` (called while it is handled)."""
+    if isinstance(exc, errors.Snooze) and ctx.cancel_reason is None:
+        return _snoozed(step, ctx, backoff, exc)
     if isinstance(exc, errors.Permanent):
         kind, error = "permanent", str(exc) or type(exc).__name__
     elif isinstance(exc, Exception) and ctx.cancel_reason == "timeout":
@@ -218,6 +228,24 @@ def _raised(step: ClaimedStep, ctx: StepContext, backoff: Backoff | None, exc: B
     else:  # SystemExit, KeyboardInterrupt, GeneratorExit raised by a handler
         kind, error = "panic", traceback.format_exc()
     return failure(step, error, kind, backoff, ctx.cancel_reason)
+
+
+#: The longest snooze the engine takes (cyclone.snooze: 0 to 365 days).
+MAX_SNOOZE = timedelta(days=365)
+
+
+def _snoozed(step: ClaimedStep, ctx: StepContext, backoff: Backoff | None, exc: errors.Snooze) -> Outcome:
+    """A handler that raised ``Snooze(delay)``: the step goes back for later (SPEC 16). A delay the
+    engine would refuse is the handler's bug, reported as a failed attempt that says so (the engine's
+    refusal would leave the step to its lease)."""
+    try:
+        delay = to_timedelta(exc.delay)
+    except (TypeError, ValueError, OverflowError):
+        delay = None
+    if delay is None or not timedelta(0) <= delay <= MAX_SNOOZE:
+        return failure(step, f"Snooze({exc.delay!r}): the delay must be between 0 and 365 days", "error",
+                       backoff, ctx.cancel_reason)
+    return Outcome(step=step, ok=False, snooze=delay, cancel_reason=ctx.cancel_reason)
 
 
 def _returned(step: ClaimedStep, ctx: StepContext, backoff: Backoff | None, result: Any) -> Outcome:

@@ -1,8 +1,9 @@
-"""The worker's reporter thread: outcomes to ``complete_many`` and ``fail``.
+"""The worker's reporter thread: outcomes to ``complete_many``, ``fail`` and ``snooze``.
 
 Handler threads queue their :class:`~cyclone_py.execution.Outcome`; the
-reporter takes whatever is queued (up to ``max_batch``) and reports the
-completions in one ``complete_many`` call, then each failure with ``fail``.
+reporter takes whatever is queued (up to ``max_batch``), sends the steps'
+pending progress, and reports the completions in one ``complete_many`` call,
+then each failure with ``fail`` and each snooze with ``snooze``.
 When the engine refuses the batch for an output it does not store (22023:
 over its size or depth limit; nothing was written), each completion is sent
 again alone, and the one refused becomes a ``permanent`` failure with the
@@ -43,6 +44,7 @@ class Reporter(threading.Thread):
     up on); ``on_discard(exc, step)`` for every failure the engine discarded.
     ``metrics``, when given, counts what the engine took and refused.
     ``extra``: fields on every log line (the database, when the worker serves several).
+    ``flush_progress(step_id)`` sends a step's pending progress before its outcome.
     """
 
     def __init__(
@@ -58,6 +60,7 @@ class Reporter(threading.Thread):
         outage: DatabaseOutage | None = None,
         metrics: WorkerMetrics | None = None,
         extra: Mapping[str, Any] | None = None,
+        flush_progress: Callable[[int], None] | None = None,
     ) -> None:
         super().__init__(name="cyclone-reporter", daemon=True)
         self.client = client
@@ -70,6 +73,7 @@ class Reporter(threading.Thread):
         self._metrics = metrics
         self._outage = outage or DatabaseOutage(worker)
         self._extra = dict(extra or {})  # on every log line: the database, when the worker serves several
+        self._flush_progress = flush_progress
         self._queue: queue.SimpleQueue[Outcome | None] = queue.SimpleQueue()  # None: stop
 
     def _log_extra(self, step: ClaimedStep | None = None, **more: Any) -> dict[str, Any]:
@@ -141,8 +145,13 @@ class Reporter(threading.Thread):
                 return False, None
 
     def _report(self, batch: Sequence[Outcome]) -> None:
+        if self._flush_progress is not None:
+            # The last progress value goes first: the engine refuses it once the step has ended.
+            for o in batch:
+                self._flush_progress(o.step.step_id)
         completes = [o for o in batch if o.ok]
-        failures = [o for o in batch if not o.ok]
+        snoozes = [o for o in batch if o.snooze is not None]
+        failures = [o for o in batch if not o.ok and o.snooze is None]
         if completes:
             # step id -> accepted by the compare-and-set; missing: no answer (database down)
             answers: dict[int, bool] = {}
@@ -177,6 +186,24 @@ class Reporter(threading.Thread):
                 self._finish(o.step.step_id)
         for o in failures:
             self._report_failure(o)
+        for o in snoozes:
+            self._report_snooze(o)
+
+    def _report_snooze(self, o: Outcome) -> None:
+        step = o.step
+        assert o.snooze is not None
+        delay = o.snooze
+        ok, taken = self._with_retry(
+            "snooze", lambda: self.client.snooze(step.step_id, self.worker, step.lease_generation, delay)
+        )
+        if not ok:
+            self._dropped(o, UNREPORTED)
+        elif not taken:
+            self._dropped(o, REFUSED)
+            logger.debug("snooze refused: the lease was lost", extra=self._log_extra(step))
+        else:
+            logger.info("step snoozed for %s", delay, extra=self._log_extra(step))
+        self._finish(step.step_id)
 
     def _complete_alone(self, o: Outcome, answers: dict[int, bool]) -> Outcome | None:
         """Report one completion by itself (after the engine refused its batch),

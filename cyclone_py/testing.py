@@ -195,8 +195,10 @@ class Env:
         deadline: Duration | None = None,
         idempotency_key: str | None = None,
         run_at: datetime | None = None,
+        priority: int = 0,
     ) -> UUID:
-        return self.client.submit(workflow, input, deadline=deadline, idempotency_key=idempotency_key, run_at=run_at)
+        return self.client.submit(workflow, input, deadline=deadline, idempotency_key=idempotency_key, run_at=run_at,
+                                  priority=priority)
 
     def signal(self, run_id: RunId, name: str, payload: Any = None) -> bool:
         return self.client.signal(run_id, name, payload)
@@ -297,7 +299,9 @@ class Env:
     # -- internals --------------------------------------------------------
 
     def _execute(self, step: ClaimedStep) -> Outcome:
-        ctx = make_context(step, self.worker)
+        # Every ctx.progress call reaches SQL at once: the harness runs one step at a time and needs no throttle.
+        ctx = make_context(step, self.worker,
+                           lambda value: self.client.progress(step.step_id, self.worker, step.lease_generation, value))
         timer: threading.Timer | None = None
         if step.timeout is not None:
             timer = threading.Timer(step.timeout.total_seconds(), ctx.cancel, ("timeout",))
@@ -314,6 +318,9 @@ class Env:
 
     def _report(self, outcome: Outcome) -> None:
         step = outcome.step
+        if outcome.snooze is not None:
+            self.client.snooze(step.step_id, self.worker, step.lease_generation, outcome.snooze)
+            return
         if outcome.ok:
             self.client.complete_many(
                 self.worker, [step.step_id], [step.lease_generation], [outcome.output_json], serialized=True

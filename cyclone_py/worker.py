@@ -85,6 +85,7 @@ from cyclone_py.execution import Backoff, ErrorHook, Outcome, execute, execute_a
 from cyclone_py.limit import Limit
 from cyclone_py.listener import Listener
 from cyclone_py.metrics import ABANDONED, REFUSED, MetricsServerError, WorkerMetrics, parse_listen
+from cyclone_py.progress import ProgressThrottle
 from cyclone_py.reporter import Reporter
 from cyclone_py.runtime import Active, DatabaseOutage, HandlerPool, Timers, log_extra
 from cyclone_py.version import __version__
@@ -387,6 +388,11 @@ class Worker:
         # connection that failed its check backs off from 1 s, doubling.
         shard.open(Client(shard.dsn, min_size=1, max_size=4, application_name="cyclone-worker",
                           timeout=min(10.0, self.lease_ttl / 3)))
+        client = shard.client
+        shard.progress = ProgressThrottle(
+            lambda step, value: client.progress(step.step_id, self.name, step.lease_generation, value),
+            extra=shard.extra,
+        )
         shard.reporter = Reporter(
             shard.client,
             self.name,
@@ -398,6 +404,7 @@ class Worker:
             outage=shard.outage,
             metrics=self.metrics,
             extra=shard.extra,
+            flush_progress=shard.progress.flush,
         )
         shard.reporter.start()
 
@@ -508,6 +515,7 @@ class Worker:
             reporter.join(max(0.0, flushed_by - time.monotonic()))
         self._closing.set()
         for shard in self._shards:
+            shard.progress.close()
             if shard.timers is not None:
                 shard.timers.stop()
         if self._aio is not None:
@@ -796,7 +804,7 @@ class Worker:
     def _start_step(self, shard: Shard, step: ClaimedStep) -> None:
         timers = shard.timers
         assert self._handler_pool is not None and timers is not None
-        ctx = make_context(step, self.name)
+        ctx = make_context(step, self.name, shard.progress.sink(step))
         active = Active(
             step=step, ctx=ctx, started=time.monotonic(), is_async=(step.workflow, step.handler) in self._async,
             source=shard.index, traced=self._traced,
@@ -945,7 +953,9 @@ class Worker:
             self._idle.notify_all()
         # After `finished` is set: a heartbeat scheduled concurrently either is
         # seen here or sees `finished` itself (_next_heartbeat).
-        timers = self._shards[active.source].timers
+        shard = self._shards[active.source]
+        shard.progress.forget(step.step_id)
+        timers = shard.timers
         if timers is not None:
             timers.cancel(active.heartbeat)
             timers.cancel(active.timeout)
@@ -1147,6 +1157,8 @@ class Shard:
         self.handler_s: float | None = None
         self.reporter: Reporter | None = None
         self.timers: Timers | None = None
+        # ctx.progress of its steps, throttled (made with its client in Worker._open; this one keeps nothing).
+        self.progress = ProgressThrottle(lambda step, value: False)
         self._client: Client | None = None
 
     @property

@@ -34,7 +34,8 @@ from psycopg.types.json import Jsonb
 Conn = psycopg.Connection[Any]
 Query = str | sql.Composed
 
-WORKER_FUNCTIONS = {"claim", "renew", "renew_many", "release", "complete", "complete_many", "fail", "tick",
+WORKER_FUNCTIONS = {"claim", "renew", "renew_many", "release", "snooze", "progress", "complete", "complete_many",
+                    "fail", "tick",
                     "register_worker", "deregister_worker", "define_workflow", "backoff", "now", "next_fire",
                     "schedule", "unschedule", "pause_schedule", "resume_schedule", "backfill", "define_limit",
                     "drop_limit"}

@@ -526,10 +526,15 @@ VALID: dict[str, Args] = {
     "schedule_partition(text)": lambda f: ["nul-s"],
     "schedule_tick(text,integer)": lambda f: ["* * * * *", 0],
     "signal(uuid,text,jsonb)": lambda f: [f.run(), "go", Jsonb({"p": 1})],
-    "submit(text,jsonb,interval,text,timestamp with time zone,text)": lambda f: [
+    "submit(text,jsonb,interval,text,timestamp with time zone,text,integer)": lambda f: [
         f.workflow(), Jsonb({}), timedelta(hours=1), unique("key"), None,
-        "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"],
-    "submit_many(text,jsonb[],interval)": lambda f: [f.workflow(), [Jsonb({}), Jsonb({})], timedelta(hours=1)],
+        "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", 5],
+    "submit_many(text,jsonb[],interval,integer)": lambda f: [
+        f.workflow(), [Jsonb({}), Jsonb({})], timedelta(hours=1), -5],
+    "snooze(bigint,text,bigint,interval)": lambda f: (
+        lambda c: [c["step_id"], "w", c["lease_generation"], timedelta(minutes=1)])(f.claimed()),
+    "progress(bigint,text,bigint,jsonb)": lambda f: (
+        lambda c: [c["step_id"], "w", c["lease_generation"], Jsonb({"done": 1})])(f.claimed()),
     "step_partition(bigint)": lambda f: [f.claimed()["step_id"]],
     "sweep(integer,integer)": lambda f: [0, 100],
     "tick(integer)": lambda f: [0],
@@ -567,7 +572,7 @@ NULL_IS_BAD: set[tuple[str, str]] = {
     ("define_limit(text,integer,integer,interval)", "p_period"),
 }
 
-SUBMIT = "submit(text,jsonb,interval,text,timestamp with time zone,text)"
+SUBMIT = "submit(text,jsonb,interval,text,timestamp with time zone,text,integer)"
 
 # Arguments where SQL NULL has a documented meaning (SPEC and COMMENT ON), and
 # what the call must then have done.
@@ -616,7 +621,10 @@ NULL_MEANS: dict[tuple[str, str], Check] = {
     ("list_runs(text,text,integer,timestamp with time zone)", "p_before"): lambda c, a, r: len(r) > 0,
     ("list_dead_letters(text,text,integer)", "p_workflow"): lambda c, a, r: len(r) > 0,
     ("list_dead_letters(text,text,integer)", "p_error_kind"): lambda c, a, r: len(r) > 0,
-    ("submit_many(text,jsonb[],interval)", "p_deadline"): lambda c, a, r: (
+    # NULL progress: the step's progress is cleared.
+    ("progress(bigint,text,bigint,jsonb)", "p_progress"): lambda c, a, r: (
+        r == [{"progress": True}] and _step(c, a[0])["progress"] is None),
+    ("submit_many(text,jsonb[],interval,integer)", "p_deadline"): lambda c, a, r: (
         len(r) == 2 and all(_run(c, x["submit_many"])["deadline_at"] is None for x in r)),
 }
 

@@ -42,6 +42,7 @@ LAYERS: dict[str, int] = {
     "aio": 4,
     "metrics": 4,
     "top": 4,  # cyclone top's frame: rich tables of metrics() rows (the client's Metric)
+    "progress": 4,  # ctx.progress throttled per step, sent from a thread of its own
     "shards": 4,  # setting up a sharded deployment: sqitch deploys (db) and configuring through the client
     "reporter": 5,
     "listener": 5,

@@ -107,6 +107,8 @@ def wait_for_run(client: Client, run_id: UUID, timeout: timedelta | None, *, pro
               help="Fail the run if it is not done this long after submit (30s, 5m, 1h30m).")
 @click.option("--key", default=None, metavar="KEY",
               help="Idempotency key: a key already used for this workflow returns that run.")
+@click.option("--priority", type=click.IntRange(-1000, 1000), default=0, show_default=True, metavar="N",
+              help="Added to each node's priority (-1000..1000): smaller runs first.")
 @click.option("--wait", is_flag=True, help="Show progress until the run ends; exit 0 only if it completed.")
 @click.option("--timeout", type=Duration(positive=True), metavar="DURATION",
               help="With --wait: stop waiting after this long (exit 1; the run goes on).")
@@ -118,6 +120,7 @@ def submit(
     input_: Any,
     deadline: timedelta | None,
     key: str | None,
+    priority: int,
     wait: bool,
     timeout: timedelta | None,
     as_json: bool,
@@ -126,7 +129,7 @@ def submit(
     if timeout is not None and not wait:
         raise click.UsageError("--timeout only applies with --wait")
     client = settings.client()
-    run_id = client.submit(workflow, input_, deadline=deadline, idempotency_key=key)
+    run_id = client.submit(workflow, input_, deadline=deadline, idempotency_key=key, priority=priority)
     if not wait:
         if as_json:
             echo_json({"run_id": run_id})
