@@ -552,8 +552,9 @@ def _moment(value: Any) -> datetime | None:
 @dataclass(frozen=True)
 class Explanation:
     """``cyclone.explain_step``: why a step is not running. ``reason`` is the
-    first that applies (SPEC 12: a terminal state, ``running``,
-    ``waiting_signal``, ``waiting_child``, ``pending_deps``, ``run_terminal``,
+    first that applies (SPEC 12, 16: a terminal state (``skipped`` among them),
+    ``running``, ``sleeping`` (with ``until``), ``waiting_signal``,
+    ``waiting_child``, ``pending_deps``, ``run_terminal``,
     ``run_paused``, ``not_due``, ``concurrency_limit``, ``rate_limit``,
     ``claimable``, with ``workers``: how many live registered workers would
     claim it); the details it comes with are fields (None when the reason has
@@ -670,6 +671,8 @@ class TickResult:
     discarded: int = 0
     deadlines: int = 0
     max_wait: int = 0
+    #: sleep nodes woken (SPEC 16)
+    slept: int = 0
     scheduled: int = 0
     skipped_slots: int = 0
     archived: int = 0
@@ -696,6 +699,7 @@ class TickResult:
             discarded=int(data.get("discarded", 0)),
             deadlines=int(data.get("deadlines", 0)),
             max_wait=int(data.get("max_wait", 0)),
+            slept=int(data.get("slept", 0)),
             scheduled=int(data.get("scheduled", 0)),
             skipped_slots=int(data.get("skipped_slots", 0)),
             archived=int(data.get("archived", 0)),

@@ -271,7 +271,8 @@ class Env:
         Raises :class:`~cyclone_py.errors.RunStuck` when the run can only make
         progress by moving time or by a signal (nothing claimable, nothing
         running, still not terminal). With ``advance=True``, time is moved
-        to the next retry of this run instead. Steps leased by another
+        to the next retry of this run, or the wake time of its sleep node,
+        instead. Steps leased by another
         worker are waited for, up to ``timeout``.
         """
         limit = to_seconds(timeout)
@@ -359,11 +360,15 @@ class Env:
         return out
 
     def _advance_to_next_retry(self, steps: Sequence[StepRow]) -> bool:
-        """Move the clock to the first moment an available step can be claimed:
-        its retry's ``scheduled_at``, or its rate limit's next slot (both as
-        ``explain_step`` says). False when no step waits on time."""
+        """Move the clock to the first moment a step can move on: an available
+        step's retry ``scheduled_at`` or its rate limit's next slot (both as
+        ``explain_step`` says), a sleep node's wake time (the tick of
+        :meth:`advance_time` wakes it). False when no step waits on time."""
         moments: list[datetime] = []
         for s in steps:
+            if s.state == "waiting" and s.kind == "sleep" and s.scheduled_at is not None:
+                moments.append(s.scheduled_at)  # a sleep wakes at its scheduled_at (SPEC 16)
+                continue
             if s.state != "available":
                 continue
             e = self.client.explain_step(s.id)
@@ -396,6 +401,9 @@ class Env:
             where = "" if s.run_id == run.id else f" of child run {s.run_id}"
             if s.state == "waiting" and s.kind == "wait":
                 reasons.append(f"node {s.node!r}{where} waits for a signal")
+            elif s.state == "waiting" and s.kind == "sleep" and s.scheduled_at is not None:
+                reasons.append(f"node {s.node!r}{where} sleeps until {s.scheduled_at.isoformat()} "
+                               f"(advance_time, or run_until_complete(..., advance=True))")
             elif s.state == "waiting" and s.kind == "child" and s.child_run_id is None:
                 reasons.append(f"node {s.node!r}{where} waits for its child run")
             elif s.state == "available":

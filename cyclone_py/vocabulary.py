@@ -16,6 +16,7 @@ __all__ = [
     "OVERLAP_POLICIES",
     "RETRYABLE_KINDS",
     "RUN_STATES",
+    "STEP_KINDS",
     "STEP_STATES",
     "TERMINAL_RUN_STATES",
     "TERMINAL_STEP_STATES",
@@ -30,16 +31,21 @@ TERMINAL_RUN_STATES = ("completed", "failed", "cancelled")
 LIVE_RUN_STATES = tuple(state for state in RUN_STATES if state not in TERMINAL_RUN_STATES)
 
 #: ``step_state_valid``
-STEP_STATES = ("pending", "available", "running", "waiting", "completed", "discarded", "cancelled")
+STEP_STATES = ("pending", "available", "running", "waiting", "completed", "discarded", "cancelled", "skipped")
 #: ``step_finished_iff_terminal``: a step in one of these has ``finished_at``.
-TERMINAL_STEP_STATES = ("completed", "discarded", "cancelled")
+TERMINAL_STEP_STATES = ("completed", "discarded", "cancelled", "skipped")
 #: The states of a live step, every one that is not terminal: those
 #: ``cyclone.metrics()`` counts in ``cyclone_steps`` and ``cyclone top`` shows.
 LIVE_STEP_STATES = tuple(state for state in STEP_STATES if state not in TERMINAL_STEP_STATES)
 
+#: ``step_kind_valid``: what completes a step (SPEC 4, 16): a handler (task, and a map's item), a
+#: signal (wait), a child run (child), the engine clock (sleep), its items (map).
+STEP_KINDS = ("task", "wait", "child", "sleep", "map", "item")
+
 #: ``step_error_kind_valid``
 ERROR_KINDS = (
     "error", "panic", "timeout", "permanent", "reclaim_limit", "deadline", "max_wait", "child_failed", "cancelled",
+    "bad_input", "item_failed",
 )
 #: The kinds a discarded step can carry (``step_discarded_has_kind``: a
 #: cancelled step is not a dead letter): ``cyclone dlq list --reason``.

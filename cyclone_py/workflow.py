@@ -115,6 +115,13 @@ class Node:
     workflow: str | None = None
     max_wait: str | None = None
     limits: tuple[LimitUse, ...] = ()
+    #: SPEC 16: run only if {"input", "deps"} contains ``when`` and does not contain ``unless``;
+    #: ``on_dep_skipped="run"`` runs it after a skipped dependency; a sleep's ``duration`` or ``until``.
+    when: Mapping[str, Any] | None = None
+    unless: Mapping[str, Any] | None = None
+    on_dep_skipped: str = "skip"
+    duration: str | None = None
+    until: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The node as SPEC section 4 spells it."""
@@ -139,6 +146,17 @@ class Node:
             out["max_wait"] = self.max_wait
         if self.on_dep_failure != "fail_run":
             out["on_dep_failure"] = self.on_dep_failure
+        if self.kind == "sleep":
+            if self.duration is not None:
+                out["duration"] = self.duration
+            if self.until is not None:
+                out["until"] = self.until
+        if self.when is not None:
+            out["when"] = dict(self.when)
+        if self.unless is not None:
+            out["unless"] = dict(self.unless)
+        if self.on_dep_skipped != "skip":
+            out["on_dep_skipped"] = self.on_dep_skipped
         return out
 
 
@@ -238,6 +256,9 @@ class Workflow:
         priority: int = 0,
         handler: str | None = None,
         limits: Iterable[LimitRef] = (),
+        when: Mapping[str, Any] | None = None,
+        unless: Mapping[str, Any] | None = None,
+        on_dep_skipped: str = "skip",
     ) -> Callable[[Handler], Handler]: ...
 
     def step(
@@ -253,6 +274,9 @@ class Workflow:
         priority: int = 0,
         handler: str | None = None,
         limits: Iterable[LimitRef] = (),
+        when: Mapping[str, Any] | None = None,
+        unless: Mapping[str, Any] | None = None,
+        on_dep_skipped: str = "skip",
     ) -> Handler | Callable[[Handler], Handler]:
         """Declare a task node run by the decorated function.
 
@@ -260,7 +284,11 @@ class Workflow:
         workers claim by) to the node name. One handler name maps to one
         function: a second, different function under the same name is refused.
         ``limits``: the limits this node takes besides the workflow's (a name
-        at both levels is taken once, with the node's key).
+        at both levels is taken once, with the node's key). ``when`` /
+        ``unless``: the node runs only if ``{"input": ..., "deps": {...}}``
+        contains ``when`` and does not contain ``unless`` (JSON containment),
+        else it is skipped; ``on_dep_skipped="run"`` runs it after a skipped
+        dependency (docs/dynamic.md).
         """
         dep_names = tuple(_dep_name(d) for d in deps)
         uses = _limit_uses(f"workflow {self.name!r}", limits)
@@ -286,6 +314,9 @@ class Workflow:
                     on_dep_failure=on_dep_failure,
                     priority=priority,
                     limits=uses,
+                    when=when,
+                    unless=unless,
+                    on_dep_skipped=on_dep_skipped,
                 )
             )
             self._reg.handlers[handler_name] = func
@@ -307,10 +338,14 @@ class Workflow:
         max_wait: Interval | None = None,
         on_dep_failure: str = "fail_run",
         limits: Iterable[LimitRef] | None = None,
+        when: Mapping[str, Any] | None = None,
+        unless: Mapping[str, Any] | None = None,
+        on_dep_skipped: str = "skip",
     ) -> Node:
         """Declare a wait node, completed by ``cyclone.signal(run, signal)``
         (``signal`` defaults to the node name). A wait node takes no limits:
-        ``limits`` is refused (``ValueError``)."""
+        ``limits`` is refused (``ValueError``). ``when``, ``unless`` and
+        ``on_dep_skipped`` as for :meth:`step`."""
         _no_limits("wait", name, limits)
         node = Node(
             name=name,
@@ -319,6 +354,9 @@ class Workflow:
             signal=signal or name,
             max_wait=None if max_wait is None else format_interval(max_wait),
             on_dep_failure=on_dep_failure,
+            when=when,
+            unless=unless,
+            on_dep_skipped=on_dep_skipped,
         )
         self._add(node)
         return node
@@ -331,10 +369,14 @@ class Workflow:
         max_wait: Interval | None = None,
         on_dep_failure: str = "fail_run",
         limits: Iterable[LimitRef] | None = None,
+        when: Mapping[str, Any] | None = None,
+        unless: Mapping[str, Any] | None = None,
+        on_dep_skipped: str = "skip",
     ) -> Node:
         """Declare a child node: when reached, a run of ``workflow`` is submitted
         with this run's input, and its output becomes the node's. A child node
-        takes no limits (its child run's steps may): ``limits`` is refused."""
+        takes no limits (its child run's steps may): ``limits`` is refused.
+        ``when``, ``unless`` and ``on_dep_skipped`` as for :meth:`step`."""
         _no_limits("child", name, limits)
         wf_name = workflow if isinstance(workflow, str) else workflow.name
         node = Node(
@@ -344,10 +386,46 @@ class Workflow:
             workflow=wf_name,
             max_wait=None if max_wait is None else format_interval(max_wait),
             on_dep_failure=on_dep_failure,
+            when=when,
+            unless=unless,
+            on_dep_skipped=on_dep_skipped,
         )
         self._add(node)
         if isinstance(workflow, Workflow):
             self._children[workflow.name] = workflow
+        return node
+
+    def sleep(
+        self,
+        name: str,
+        *,
+        duration: Interval | None = None,
+        until: str | None = None,
+        deps: Iterable[DepRef] = (),
+        on_dep_failure: str = "fail_run",
+        when: Mapping[str, Any] | None = None,
+        unless: Mapping[str, Any] | None = None,
+        on_dep_skipped: str = "skip",
+    ) -> Node:
+        """Declare a sleep node (SPEC 16): when reached it waits on the engine
+        clock, for ``duration`` (a timedelta, seconds or an interval string) or
+        until the ISO 8601 timestamp at the path ``until`` (``"input.send_at"``,
+        ``"deps.plan.at"``), exactly one of the two; then it completes with
+        ``{"woke_at": ...}`` and the DAG goes on. A pause freezes it."""
+        if (duration is None) == (until is None):
+            raise ValueError(f"sleep node {name!r} needs exactly one of duration and until")
+        node = Node(
+            name=name,
+            kind="sleep",
+            deps=tuple(_dep_name(d) for d in deps),
+            duration=None if duration is None else format_interval(duration),
+            until=until,
+            on_dep_failure=on_dep_failure,
+            when=when,
+            unless=unless,
+            on_dep_skipped=on_dep_skipped,
+        )
+        self._add(node)
         return node
 
 

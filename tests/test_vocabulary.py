@@ -31,6 +31,7 @@ def constraint_literals(conn: psycopg.Connection[Any], name: str) -> list[str]:
         ("step_state_valid", vocabulary.STEP_STATES),
         ("step_finished_iff_terminal", vocabulary.TERMINAL_STEP_STATES),
         ("step_error_kind_valid", vocabulary.ERROR_KINDS),
+        ("step_kind_valid", vocabulary.STEP_KINDS),
         ("schedule_overlap_valid", vocabulary.OVERLAP_POLICIES),
     ],
 )

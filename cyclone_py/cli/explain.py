@@ -38,6 +38,10 @@ def explain_text(e: Explanation, step: StepRow | None = None, *, now: datetime |
         return "discarded: a dead letter (cyclone retry RUN_ID NODE reopens it)"
     if reason in ("completed", "cancelled"):
         return reason
+    if reason == "skipped":
+        return "skipped: its condition did not hold, or a dependency was skipped"
+    if reason == "sleeping":
+        return f"sleeping until {_at(e.until, now)}"
     if reason == "waiting_signal":
         return f"waiting for signal {e.signal!r}"
     if reason == "waiting_child":

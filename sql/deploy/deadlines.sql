@@ -1,16 +1,17 @@
 -- Deploy cyclone:deadlines
--- requires: deadlines@v0.17.0 advance runs checks clock history
+-- requires: deadlines@v0.20.0 advance runs checks clock history dynamic_nodes
 -- A complete copy of sql/engine/28_deadlines.sql, written by scripts/rework.py: read and edit that file, not this one.
 BEGIN;
 
 -- sql/engine/28_deadlines.sql: change `deadlines` — a run's clocks (SPEC 7, 8):
 -- enforce_deadlines() fails running runs past deadline_at; _expire_waits() discards
--- wait and child nodes past their max_wait. Both skip paused runs: their clocks stop
--- (resume moves both expiries forward by the pause, 29_operator.sql).
+-- wait and child nodes past their max_wait and wakes sleep nodes whose time has come
+-- (SPEC 16). All skip paused runs: their clocks stop (resume moves the expiries and
+-- wake times forward by the pause, 29_operator.sql).
 -- Owns enforce_deadlines (granted to cyclone_admin), _deadline_candidates,
 -- _expire_deadline, _wait_candidates and _expire_waits.
 -- Requires: 21_runs.sql (_lock_run, _root_run, _discard_steps), 22_advance.sql
--- (_end_run_and_notify, _discard_step), 03_checks.sql (_require), 10_runs_tables.sql,
+-- (_end_run_and_notify, _discard_step, _advance), 03_checks.sql (_require), 10_runs_tables.sql,
 -- 02_clock.sql. Called by tick() (31_tick.sql), which locks the candidates' runs
 -- before its first phase.
 -- Lock order: each run (after its ancestors; runs in root-run, then run-id order),
@@ -93,8 +94,9 @@ COMMENT ON FUNCTION cyclone.enforce_deadlines(integer) IS 'Fail every running ru
 REVOKE ALL ON FUNCTION cyclone.enforce_deadlines(integer) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cyclone.enforce_deadlines(integer) TO cyclone_admin;
 
--- The wait and child nodes _expire_waits() discards: waiting past wait_expires_at
--- in running runs, longest expired first, at most p_limit. tick() also uses it to
+-- The waiting steps _expire_waits() acts on, in running runs, longest due first, at
+-- most p_limit: wait and child nodes waiting past wait_expires_at, and sleep nodes
+-- whose wake time (their wait_expires_at, SPEC 16) has come. tick() also uses it to
 -- lock every run of its pass up front. Unlike the other candidate functions it reads
 -- through the parents (no ONLY), so its plan takes in the history day tables too;
 -- no step there is waiting, so it returns live steps only.
@@ -106,19 +108,22 @@ AS $$
     SELECT s.id, s.run_id
       FROM cyclone.cyclone_steps s
       JOIN cyclone.cyclone_runs r ON r.id = s.run_id AND r.state = 'running'
-     WHERE s.state = 'waiting' AND s.wait_expires_at < p_now
+     WHERE s.state = 'waiting' AND s.wait_expires_at <= p_now AND (s.wait_expires_at < p_now OR s.kind = 'sleep')
      ORDER BY s.wait_expires_at, s.id
      LIMIT p_limit
 $$;
 REVOKE ALL ON FUNCTION cyclone._wait_candidates(timestamp with time zone,integer) FROM PUBLIC;
 
--- Discards wait and child nodes of running runs that waited past max_wait (error
--- kind max_wait; the failure policy applies, and a child node's child run is
--- cancelled), at most p_limit a call, and returns their ids. Each run is locked in
--- root-run, then run-id order; a run that is no longer running (paused, or ended) is
--- skipped, and the step is re-matched under the lock (still waiting, still expired).
+-- Acts on the steps _wait_candidates finds, at most p_limit a call, and returns each with what became of it:
+-- a sleep node whose time has come completes with output {"woke_at": now} and its run advances (slept, SPEC
+-- 16); a wait or child node that waited past max_wait is discarded (error kind max_wait; the failure policy
+-- applies, and a child node's child run is cancelled). Each run is locked in root-run, then run-id order; a
+-- run that is no longer running (paused, or ended) is skipped, and the step is re-matched under the lock
+-- (still waiting, still due). (0.21.0 made it return whether each step slept: the older signature, a set of
+-- ids, is dropped.)
+DROP FUNCTION IF EXISTS cyclone._expire_waits(integer);
 CREATE OR REPLACE FUNCTION cyclone._expire_waits(p_limit integer)
-RETURNS SETOF bigint
+RETURNS TABLE(step_id bigint, slept boolean)
 LANGUAGE plpgsql
 AS $$
 DECLARE
@@ -133,12 +138,22 @@ BEGIN
     LOOP
         CONTINUE WHEN (cyclone._lock_run(v_candidate.run_id)).state IS DISTINCT FROM 'running';
         SELECT s.* INTO v_step FROM ONLY cyclone_steps s
-         WHERE s.id = v_candidate.id AND s.state = 'waiting' AND s.wait_expires_at < v_now
+         WHERE s.id = v_candidate.id AND s.state = 'waiting' AND s.wait_expires_at <= v_now
+           AND (s.wait_expires_at < v_now OR s.kind = 'sleep')
            FOR UPDATE;
         CONTINUE WHEN NOT FOUND;
-        PERFORM cyclone._discard_step(v_step.id,
-            format('%s node waited longer than max_wait %s', v_step.kind, v_step.max_wait), 'max_wait');
-        RETURN NEXT v_step.id;
+        IF v_step.kind = 'sleep' THEN
+            UPDATE ONLY cyclone_steps
+               SET state = 'completed', finished_at = v_now, output = jsonb_build_object('woke_at', v_now)
+             WHERE id = v_step.id;
+            PERFORM cyclone._advance(v_step.run_id);
+        ELSE
+            PERFORM cyclone._discard_step(v_step.id,
+                format('%s node waited longer than max_wait %s', v_step.kind, v_step.max_wait), 'max_wait');
+        END IF;
+        step_id := v_step.id;
+        slept := v_step.kind = 'sleep';
+        RETURN NEXT;
     END LOOP;
 END
 $$;

@@ -1,5 +1,5 @@
 -- Deploy cyclone:explain
--- requires: explain@v0.19.0 limits tables checks clock worker_registry
+-- requires: explain@v0.20.0 limits tables checks clock worker_registry dynamic_nodes
 -- A complete copy of sql/engine/36_explain.sql, written by scripts/rework.py: read and edit that file, not this one.
 BEGIN;
 
@@ -14,9 +14,10 @@ BEGIN;
 
 -- explain_step: why step p_step_id is not running, as {"reason": ...} with details: the first reason that
 -- applies, in this order:
--- - completed, discarded, cancelled, running: the step's state;
--- - waiting_signal {signal} for a wait node, waiting_child {child_run_id} for a child node;
--- - pending_deps {deps}: its dependencies not completed yet, by name;
+-- - completed, discarded, cancelled, running, skipped: the step's state;
+-- - sleeping {until} for a sleep node (SPEC 16; a pause moves until forward when the run resumes),
+--   waiting_signal {signal} for a wait node, waiting_child {child_run_id} for a child node;
+-- - pending_deps {deps}: its dependencies not completed (or skipped) yet, by name;
 -- - for an available step: run_terminal {run_state}, run_paused, not_due {until} (null: never);
 -- - concurrency_limit {limit, bucket, running, max}: every bucket's concurrency before any rate, each in the
 --   step's limit order; rate_limit {limit, bucket, next_slot_at}: when enough of the window's claims have
@@ -49,8 +50,10 @@ BEGIN
     IF NOT FOUND THEN
         RAISE EXCEPTION 'step % not found', p_step_id USING ERRCODE = 'P0002';
     END IF;
-    IF v_step.state IN ('completed', 'discarded', 'cancelled', 'running') THEN
+    IF v_step.state IN ('completed', 'discarded', 'cancelled', 'running', 'skipped') THEN
         RETURN jsonb_build_object('reason', v_step.state);
+    ELSIF v_step.state = 'waiting' AND v_step.kind = 'sleep' THEN
+        RETURN jsonb_build_object('reason', 'sleeping', 'until', v_step.wait_expires_at);
     ELSIF v_step.state = 'waiting' AND v_step.kind = 'wait' THEN
         RETURN jsonb_build_object('reason', 'waiting_signal', 'signal', v_step.signal);
     ELSIF v_step.state = 'waiting' THEN
@@ -58,7 +61,8 @@ BEGIN
     ELSIF v_step.state = 'pending' THEN
         RETURN jsonb_build_object('reason', 'pending_deps', 'deps',
             (SELECT coalesce(jsonb_agg(d.node ORDER BY d.node), '[]') FROM cyclone_steps d
-              WHERE d.run_id = v_step.run_id AND d.node = ANY (v_step.deps) AND d.state <> 'completed'));
+              WHERE d.run_id = v_step.run_id AND d.node = ANY (v_step.deps)
+                AND d.state NOT IN ('completed', 'skipped')));
     END IF;
     -- available
     SELECT r.state INTO v_run_state FROM cyclone_runs r WHERE r.id = v_step.run_id;

@@ -1,5 +1,5 @@
 -- Deploy cyclone:history
--- requires: history@v0.17.0 tables step_errors schedules audit checks clock live_runs
+-- requires: history@v0.20.0 tables step_errors schedules audit checks clock live_runs dynamic_nodes
 -- A complete copy of sql/engine/43_history.sql, written by scripts/rework.py: read and edit that file, not this one.
 BEGIN;
 
@@ -96,7 +96,8 @@ BEGIN
     EXECUTE format('CREATE INDEX ON %s (finished_at)', v_runs);
     EXECUTE format(
         'CREATE TABLE %s (LIKE cyclone.cyclone_steps INCLUDING CONSTRAINTS INCLUDING INDEXES, '
-        'CONSTRAINT history_step_finished CHECK (state IN (''completed'', ''discarded'', ''cancelled'')))', v_steps);
+        'CONSTRAINT history_step_finished CHECK (state IN (''completed'', ''discarded'', ''cancelled'', ''skipped'')))',
+        v_steps);
     EXECUTE format('ALTER TABLE %s INHERIT cyclone.cyclone_steps', v_steps);
     INSERT INTO cyclone.cyclone_history (day, runs, steps) VALUES (p_day, v_runs::regclass, v_steps::regclass)
     RETURNING * INTO v_day;

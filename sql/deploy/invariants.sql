@@ -1,5 +1,5 @@
 -- Deploy cyclone:invariants
--- requires: invariants@v0.17.0 tables limits schedules step_workflow live_runs
+-- requires: invariants@v0.20.0 tables limits schedules step_workflow live_runs dynamic_nodes
 -- A complete copy of sql/engine/38_invariants.sql, written by scripts/rework.py: read and edit that file, not this one.
 BEGIN;
 
@@ -19,6 +19,9 @@ BEGIN;
 -- - lease_outside_running: only a running step holds a lease;
 -- - finished_run_with_live_step: a finished run has only terminal steps;
 -- - pending_step_without_unfinished_dep: a pending step waits for a dependency that has not finished;
+-- - skipped_step_with_unfinished_dep: a skipped step's dependencies each completed or were skipped (SPEC 16);
+-- - sleeping_step_without_wake_time: a waiting sleep node has its wake time as scheduled_at and
+--   wait_expires_at (SPEC 16);
 -- - step_of_another_workflow: a live step carries its run's workflow (cyclone_steps.workflow, which claims,
 --   metrics() and the views read);
 -- - bucket_over_its_limit: a bucket's slots, held and free, are at most its concurrency plus its debt, and
@@ -73,6 +76,22 @@ AS $$
        AND NOT EXISTS (SELECT 1 FROM cyclone_steps d
                         WHERE d.run_id = s.run_id AND d.node = ANY (s.deps)
                           AND d.state IN ('pending', 'available', 'running', 'waiting'))
+    UNION ALL
+    -- A skipped step was reached: each of its dependencies completed or was
+    -- skipped (SPEC 16; a step is skipped only when all of them have).
+    SELECT 'skipped_step_with_unfinished_dep', jsonb_build_object('step_id', s.id, 'run_id', s.run_id,
+               'node', s.node, 'dep', d.node, 'dep_state', d.state)
+      FROM cyclone_steps s
+      JOIN cyclone_steps d ON d.run_id = s.run_id AND d.node = ANY (s.deps)
+     WHERE s.state = 'skipped' AND d.state NOT IN ('completed', 'skipped')
+    UNION ALL
+    -- A sleeping step has its wake time, as both scheduled_at and
+    -- wait_expires_at (SPEC 16: tick wakes it through the waiting index).
+    SELECT 'sleeping_step_without_wake_time', jsonb_build_object('step_id', s.id, 'run_id', s.run_id,
+               'node', s.node, 'scheduled_at', s.scheduled_at, 'wait_expires_at', s.wait_expires_at)
+      FROM cyclone_steps s
+     WHERE s.state = 'waiting' AND s.kind = 'sleep'
+       AND (s.wait_expires_at IS NULL OR s.wait_expires_at <> s.scheduled_at)
     UNION ALL
     -- A live step carries its run's workflow (written with the step).
     SELECT 'step_of_another_workflow', jsonb_build_object('step_id', s.id, 'run_id', s.run_id,

@@ -1,5 +1,5 @@
 -- Deploy cyclone:operator
--- requires: operator@v0.17.0 advance runs checks clock history live_runs
+-- requires: operator@v0.20.0 advance runs checks clock history live_runs dynamic_nodes
 -- A complete copy of sql/engine/29_operator.sql, written by scripts/rework.py: read and edit that file, not this one.
 BEGIN;
 
@@ -98,9 +98,14 @@ BEGIN
        SET state = 'running', paused_at = NULL, deadline_at = deadline_at + v_paused
      WHERE id = p_run_id;
     -- A node reached during the pause (started_at after paused_at) has waited
-    -- only since it was reached: it gets its full max_wait from now.
+    -- only since it was reached: it gets its full max_wait from now. A sleep's
+    -- wake time moves the same way (SPEC 16: a pause freezes a sleep), and its
+    -- scheduled_at with it.
     UPDATE ONLY cyclone_steps
-       SET wait_expires_at = wait_expires_at + greatest(v_now - greatest(v_run.paused_at, started_at), interval '0')
+       SET wait_expires_at = wait_expires_at + greatest(v_now - greatest(v_run.paused_at, started_at), interval '0'),
+           scheduled_at = CASE WHEN kind = 'sleep'
+               THEN scheduled_at + greatest(v_now - greatest(v_run.paused_at, started_at), interval '0')
+               ELSE scheduled_at END
      WHERE run_id = p_run_id AND state = 'waiting' AND wait_expires_at IS NOT NULL;
     INSERT INTO cyclone_audit (at, run_id, action) VALUES (v_now, p_run_id, 'resume');
     IF EXISTS (SELECT 1 FROM ONLY cyclone_steps s
@@ -110,7 +115,7 @@ BEGIN
     RETURN true;
 END
 $$;
-COMMENT ON FUNCTION cyclone.resume(uuid) IS 'Resume a paused run; its deadline and max_wait expiries move forward by the pause. False unless paused.';
+COMMENT ON FUNCTION cyclone.resume(uuid) IS 'Resume a paused run; its deadline, max_wait expiries and sleeps'' wake times move forward by the pause. False unless paused.';
 REVOKE ALL ON FUNCTION cyclone.resume(uuid) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cyclone.resume(uuid) TO cyclone_admin;
 

@@ -6,7 +6,7 @@
 -- _actor()). Every function file reads or writes these tables.
 -- sqitch reaches this shape through the changes tables, client_reads, step_errors, limits (the steps' bucket
 -- columns and their indexes), traces, audit, list_pages, fail (failed_span), step_workflow, metrics, history,
--- live_runs and dynamic_columns; the engine guard checks that both end in the same tables. A table changes by a new change
+-- live_runs, dynamic_columns and dynamic_nodes; the engine guard checks that both end in the same tables. A table changes by a new change
 -- with a hand-written ALTER, and this file is edited to match (tables are not reworked).
 --
 -- States are text with named CHECKs, and cross-column invariants make illegal rows unstorable: a step's lease
@@ -122,7 +122,7 @@ CREATE TABLE cyclone.cyclone_steps (
     run_id           uuid NOT NULL REFERENCES cyclone.cyclone_runs (id) ON DELETE CASCADE,
     node             text NOT NULL,
     handler          text NOT NULL,
-    kind             text NOT NULL DEFAULT 'task',       -- task: a handler runs it; wait: a signal; child: a run
+    kind             text NOT NULL DEFAULT 'task',       -- what completes it: see step_kind_valid
     state            text NOT NULL DEFAULT 'pending',
     deps             text[] NOT NULL DEFAULT '{}',       -- the nodes it waits for
     on_dep_failure   text NOT NULL DEFAULT 'fail_run',   -- what a discarded dependency does to it
@@ -171,25 +171,33 @@ CREATE TABLE cyclone.cyclone_steps (
     snoozes          int NOT NULL DEFAULT 0,
     progress         jsonb,
     progress_at      timestamptz,
+    -- What a node decides when it is reached (SPEC 16; 22_advance.sql's _reach): "when" and "unless" (JSON
+    -- objects the document {"input", "deps"} must contain, or not), "on_dep_skipped" ("run": a skipped
+    -- dependency does not skip it), a sleep's "duration" (an interval's text) or "until" (a path to a
+    -- timestamp). Copied from the definition at submit; NULL for a node with none of them.
+    spec             jsonb,
     CONSTRAINT step_node_unique UNIQUE (run_id, node),
-    CONSTRAINT step_kind_valid CHECK (kind IN ('task', 'wait', 'child')),
+    -- task: a handler runs it; wait: a signal; child: a run; sleep: the engine clock (SPEC 16); map: its items,
+    -- each an item step a handler runs (SPEC 16). skipped is terminal: a condition that did not hold, or a
+    -- skipped dependency.
+    CONSTRAINT step_kind_valid CHECK (kind IN ('task', 'wait', 'child', 'sleep', 'map', 'item')),
     CONSTRAINT step_state_valid CHECK (state IN
-        ('pending', 'available', 'running', 'waiting', 'completed', 'discarded', 'cancelled')),
+        ('pending', 'available', 'running', 'waiting', 'completed', 'discarded', 'cancelled', 'skipped')),
     CONSTRAINT step_policy_valid CHECK (on_dep_failure IN ('fail_run', 'cancel_branch')),
     CONSTRAINT step_error_kind_valid CHECK (error_kind IN ('error', 'panic', 'timeout', 'permanent',
-        'reclaim_limit', 'deadline', 'max_wait', 'child_failed', 'cancelled')),
+        'reclaim_limit', 'deadline', 'max_wait', 'child_failed', 'cancelled', 'bad_input', 'item_failed')),
     CONSTRAINT step_attempts_valid CHECK (max_attempts > 0 AND attempt >= 0 AND reclaims >= 0),
     CONSTRAINT step_lease_iff_running CHECK (
         (state = 'running') = (lease_owner IS NOT NULL AND lease_expiry IS NOT NULL)),
     CONSTRAINT step_finished_iff_terminal CHECK (
-        (finished_at IS NOT NULL) = (state IN ('completed', 'discarded', 'cancelled'))),
+        (finished_at IS NOT NULL) = (state IN ('completed', 'discarded', 'cancelled', 'skipped'))),
     -- SPEC 3: every cancelled step says why; error_kind 'deadline' selects exactly the dead-lettered steps.
     CONSTRAINT step_cancelled_has_kind CHECK (
         state <> 'cancelled' OR (error_kind = 'cancelled' AND error IS NOT NULL)),
     CONSTRAINT step_discarded_has_kind CHECK (
         state <> 'discarded' OR (error_kind IS NOT NULL AND error_kind <> 'cancelled')),
-    CONSTRAINT step_only_tasks_run CHECK (state NOT IN ('available', 'running') OR kind = 'task'),
-    CONSTRAINT step_only_waits_wait CHECK (state <> 'waiting' OR kind IN ('wait', 'child'))
+    CONSTRAINT step_only_tasks_run CHECK (state NOT IN ('available', 'running') OR kind IN ('task', 'item')),
+    CONSTRAINT step_only_waits_wait CHECK (state <> 'waiting' OR kind IN ('wait', 'child', 'sleep', 'map'))
 ) WITH (fillfactor = 80);
 COMMENT ON TABLE cyclone.cyclone_steps IS 'One row per DAG node of a run; the state machine of SPEC sections 6-9.';
 COMMENT ON COLUMN cyclone.cyclone_steps.rerun_attempt IS
@@ -207,6 +215,8 @@ COMMENT ON COLUMN cyclone.cyclone_steps.workflow IS 'The workflow of the step''s
 COMMENT ON COLUMN cyclone.cyclone_steps.snoozes IS 'How many times a handler snoozed the step (snooze()).';
 COMMENT ON COLUMN cyclone.cyclone_steps.progress IS 'The latest progress a handler reported (progress()); NULL = none.';
 COMMENT ON COLUMN cyclone.cyclone_steps.progress_at IS 'When progress was last reported.';
+COMMENT ON COLUMN cyclone.cyclone_steps.spec IS
+    'What the node decides when reached (SPEC 16): when, unless, on_dep_skipped, a sleep''s duration or until; NULL = nothing.';
 
 -- The hot paths read partial indexes, so finished steps never slow them.
 --
@@ -273,7 +283,7 @@ CREATE TABLE cyclone.cyclone_step_errors (
     node       text NOT NULL,
     attempt    int NOT NULL,
     error_kind text NOT NULL CONSTRAINT step_errors_kind_valid CHECK (error_kind IN ('error', 'panic', 'timeout',
-        'permanent', 'reclaim_limit', 'deadline', 'max_wait', 'child_failed')),
+        'permanent', 'reclaim_limit', 'deadline', 'max_wait', 'child_failed', 'bad_input', 'item_failed')),
     error      text NOT NULL,
     worker     text,
     discarded  boolean NOT NULL,

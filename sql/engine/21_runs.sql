@@ -122,8 +122,9 @@ REVOKE ALL ON FUNCTION cyclone._bucket_of(jsonb,text) FROM PUBLIC;
 
 -- Inserts the steps of new runs of p_workflow (one input per run), each with the
 -- workflow's name, so that counts and pages by workflow read steps alone: root
--- tasks available at p_scheduled_at, everything else pending (root wait and child
--- nodes are _start_runs' to reach). A task node's limits (SPEC 12) name its buckets
+-- tasks available at p_scheduled_at, everything else pending (root wait, child and
+-- sleep nodes, and root tasks with a condition, are _start_runs' to reach). A node's
+-- SPEC 16 keys (when, unless, on_dep_skipped, duration, until) go into its spec. A task node's limits (SPEC 12) name its buckets
 -- from the run input, fixed here: the bucket rows are created when new (no lock on
 -- an existing one), and the step records their ids (buckets), its queue bucket (its
 -- first keyed limit's, else its first limit's: the claim index's first column) and
@@ -152,16 +153,22 @@ BEGIN
     -- PL/pgSQL, not SQL, so that the plan is cached: submit is a hot path too.
     IF NOT jsonb_path_exists(p_definition, '$.nodes[*].limits') THEN
         INSERT INTO cyclone_steps (id, run_id, workflow, node, handler, kind, state, deps, on_dep_failure, priority,
-                                   max_attempts, timeout, signal, child_workflow, max_wait, input, scheduled_at)
+                                   max_attempts, timeout, signal, child_workflow, max_wait, input, scheduled_at, spec)
         OVERRIDING SYSTEM VALUE
         SELECT nextval('cyclone.cyclone_steps_id_seq') * p_partition_count + p_partition, r.id, p_workflow, n.name, n.handler, n.kind,
-               CASE WHEN n.kind = 'task' AND cardinality(n.deps) = 0 THEN 'available' ELSE 'pending' END,
+               CASE WHEN n.kind = 'task' AND cardinality(n.deps) = 0 AND n."when" IS NULL AND n.unless IS NULL
+                    THEN 'available' ELSE 'pending' END,
                n.deps, n.on_dep_failure, n.priority + p_priority, n.max_attempts, n.timeout, n.signal, n.workflow,
-               n.max_wait, r.input, p_scheduled_at
+               n.max_wait, r.input, p_scheduled_at,
+               CASE WHEN n."when" IS NULL AND n.unless IS NULL AND n.on_dep_skipped IS NULL AND n.duration IS NULL
+                     AND n.until IS NULL THEN NULL
+                ELSE jsonb_strip_nulls(jsonb_build_object('when', n."when", 'unless', n.unless,
+                         'on_dep_skipped', n.on_dep_skipped, 'duration', n.duration, 'until', n.until)) END
           FROM unnest(p_run_ids, p_inputs) AS r(id, input)
          CROSS JOIN jsonb_to_recordset(p_definition -> 'nodes') AS n(
                    name text, handler text, kind text, deps text[], on_dep_failure text, priority int,
-                   max_attempts int, timeout interval, signal text, workflow text, max_wait interval);
+                   max_attempts int, timeout interval, signal text, workflow text, max_wait interval,
+                   "when" jsonb, unless jsonb, on_dep_skipped text, duration text, until text);
         RETURN;
     END IF;
 
@@ -177,17 +184,23 @@ BEGIN
 
     INSERT INTO cyclone_steps (id, run_id, workflow, node, handler, kind, state, deps, on_dep_failure, priority,
                                max_attempts, timeout, signal, child_workflow, max_wait, input, scheduled_at,
-                               buckets, queue_bucket, fair_bucket)
+                               buckets, queue_bucket, fair_bucket, spec)
     OVERRIDING SYSTEM VALUE
     SELECT nextval('cyclone.cyclone_steps_id_seq') * p_partition_count + p_partition, r.id, p_workflow, n.name, n.handler, n.kind,
-           CASE WHEN n.kind = 'task' AND cardinality(n.deps) = 0 THEN 'available' ELSE 'pending' END,
+           CASE WHEN n.kind = 'task' AND cardinality(n.deps) = 0 AND n."when" IS NULL AND n.unless IS NULL
+                THEN 'available' ELSE 'pending' END,
            n.deps, n.on_dep_failure, n.priority + p_priority, n.max_attempts, n.timeout, n.signal, n.workflow,
            n.max_wait, r.input, p_scheduled_at,
-           coalesce(b.ids, '{}'), coalesce(b.keyed[1], b.ids[1], 0), coalesce(b.keyed[1], 0)
+           coalesce(b.ids, '{}'), coalesce(b.keyed[1], b.ids[1], 0), coalesce(b.keyed[1], 0),
+           CASE WHEN n."when" IS NULL AND n.unless IS NULL AND n.on_dep_skipped IS NULL AND n.duration IS NULL
+                 AND n.until IS NULL THEN NULL
+            ELSE jsonb_strip_nulls(jsonb_build_object('when', n."when", 'unless', n.unless,
+                 'on_dep_skipped', n.on_dep_skipped, 'duration', n.duration, 'until', n.until)) END
       FROM unnest(p_run_ids, p_inputs) AS r(id, input)
      CROSS JOIN jsonb_to_recordset(p_definition -> 'nodes') AS n(
                name text, handler text, kind text, deps text[], on_dep_failure text, priority int,
-               max_attempts int, timeout interval, signal text, workflow text, max_wait interval, limits jsonb)
+               max_attempts int, timeout interval, signal text, workflow text, max_wait interval, limits jsonb,
+               "when" jsonb, unless jsonb, on_dep_skipped text, duration text, until text)
       LEFT JOIN LATERAL (
           SELECT array_agg(k.id ORDER BY l.ord) AS ids,
                  array_agg(k.id ORDER BY l.ord) FILTER (WHERE l.key IS NOT NULL) AS keyed

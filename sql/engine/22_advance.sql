@@ -59,7 +59,8 @@ BEGIN
                       WHERE k.workflow = p_workflow AND k.key = p_idempotency_key);
     END IF;
     IF EXISTS (SELECT 1 FROM jsonb_array_elements(v_definition -> 'nodes') n
-                WHERE n ->> 'kind' <> 'task' AND jsonb_array_length(n -> 'deps') = 0) THEN
+                WHERE (n ->> 'kind' <> 'task' OR n ? 'when' OR n ? 'unless')
+                  AND jsonb_array_length(n -> 'deps') = 0) THEN
         PERFORM cyclone._advance_runs(v_ids);
     END IF;
     IF p_run_at IS NULL OR p_run_at <= cyclone.now() THEN
@@ -71,10 +72,11 @@ $$;
 REVOKE ALL ON FUNCTION cyclone._start_runs(text,jsonb[],interval,text,timestamp with time zone,uuid,bigint,text,integer) FROM PUBLIC;
 
 -- The DAG advance for a batch of runs (complete, complete_many, and _start_runs
--- for root wait and child nodes): ready tasks of every run become available in one
--- statement; a run that also has a ready wait or child node goes through _advance
--- (in run-id order); then the finished runs end. The caller holds the run locks.
--- The clock is read once a call, not once a promoted step.
+-- for root nodes that are not plain tasks): ready plain tasks of every run become
+-- available in one statement; a run that also has another node to reach (a wait,
+-- child or sleep node, a node with a condition, a node after a skipped dependency)
+-- goes through _advance (in run-id order); then the finished runs end. The caller
+-- holds the run locks. The clock is read once a call, not once a promoted step.
 -- Only the runs with a pending step can advance: one read of the batch's steps
 -- finds them first, so that a batch of single-step runs (the common completion)
 -- goes straight to _finish_runs without the two statements that look for ready
@@ -94,20 +96,27 @@ BEGIN
         -- Ready = every dependency completed, counted per pending step through
         -- step_node_unique (deps hold no duplicates: define_workflow rejects them).
         -- Not NOT EXISTS: the planner turns that into an anti join, and its generic
-        -- plan hashed the whole steps table on every call.
+        -- plan hashed the whole steps table on every call. A plain task (no spec)
+        -- needs nothing more.
         UPDATE ONLY cyclone_steps s
            SET state = 'available', scheduled_at = v_now
-         WHERE s.run_id = ANY (v_pending) AND s.state = 'pending' AND s.kind = 'task'
+         WHERE s.run_id = ANY (v_pending) AND s.state = 'pending' AND s.kind = 'task' AND s.spec IS NULL
            AND cardinality(s.deps) = (SELECT count(*) FROM ONLY cyclone_steps d
                                        WHERE d.run_id = s.run_id AND d.node = ANY (s.deps) AND d.state = 'completed');
         IF FOUND THEN
             PERFORM cyclone._wake();
         END IF;
+        -- The rest is _advance's: a node whose dependencies are all completed or
+        -- skipped, when it is not a plain task or one of them was skipped (SPEC 16).
         FOR v_run_id IN
             SELECT DISTINCT s.run_id FROM ONLY cyclone_steps s
-             WHERE s.run_id = ANY (v_pending) AND s.state = 'pending' AND s.kind <> 'task'
-               AND cardinality(s.deps) = (SELECT count(*) FROM ONLY cyclone_steps d
-                                           WHERE d.run_id = s.run_id AND d.node = ANY (s.deps) AND d.state = 'completed')
+             CROSS JOIN LATERAL (
+                 SELECT count(*) FILTER (WHERE d.state = 'completed') AS completed,
+                        count(*) FILTER (WHERE d.state = 'skipped') AS skipped
+                   FROM ONLY cyclone_steps d WHERE d.run_id = s.run_id AND d.node = ANY (s.deps)) c
+             WHERE s.run_id = ANY (v_pending) AND s.state = 'pending'
+               AND c.completed + c.skipped = cardinality(s.deps)
+               AND (s.kind <> 'task' OR s.spec IS NOT NULL OR c.skipped > 0)
              ORDER BY s.run_id
         LOOP
             PERFORM cyclone._advance(v_run_id);
@@ -118,20 +127,61 @@ END
 $$;
 REVOKE ALL ON FUNCTION cyclone._advance_runs(uuid[]) FROM PUBLIC;
 
--- Reaches every pending step of the run whose dependencies are all completed:
--- a task becomes available now; a wait node waits (and completes at once on a
--- signal that came early: the oldest kept one of its name, consumed); a child node
--- starts its child run (with this run's input) and waits. A wait or child node's max_wait counts from
--- here (wait_expires_at). A child node is discarded (child_failed) with the failure
--- policy, and no child run is started, when its workflow is not defined, when the
--- stored definitions make that workflow start itself (_child_cycle, 20_workflows.sql:
--- a cycle define_workflow could not see, closed by two definitions committed at once
--- or stored by an older release), or when it would nest child runs deeper than 32
--- levels. A max_wait stored before define_workflow bounded it (366 days) counts as 366
--- days: a larger one made now + max_wait a raw 22008, and the run could not advance.
--- A pass that completed or discarded a node is followed by another (more may be
--- ready), then the run finishes if every step is terminal. The caller holds the run
--- lock (_advance_runs, _notify_parent, signal, the operator actions).
+-- A timestamp a node read from a run's values (a sleep's until, SPEC 16): a JSON
+-- string in ISO 8601 (an offset, or UTC when it has none), finite and within 100
+-- years of now (submit's bound on p_run_at), or NULL for anything else, which the
+-- caller discards as bad_input. Its own function, so that the time zone a string
+-- without an offset is read in is UTC whatever the session's.
+CREATE OR REPLACE FUNCTION cyclone._timestamp_of(p_value jsonb)
+RETURNS timestamp with time zone
+LANGUAGE plpgsql
+STABLE
+SET timezone = 'UTC'
+AS $$
+DECLARE
+    v_at timestamptz;
+BEGIN
+    IF jsonb_typeof(p_value) IS DISTINCT FROM 'string' THEN
+        RETURN NULL;
+    END IF;
+    BEGIN
+        v_at := (p_value #>> '{}')::timestamptz;
+    EXCEPTION WHEN data_exception THEN
+        RETURN NULL;
+    END;
+    IF NOT v_at BETWEEN cyclone.now() - interval '100 years' AND cyclone.now() + interval '100 years' THEN
+        RETURN NULL;
+    END IF;
+    RETURN v_at;
+END
+$$;
+REVOKE ALL ON FUNCTION cyclone._timestamp_of(jsonb) FROM PUBLIC;
+
+-- Reaches every pending step of the run whose dependencies are all completed or
+-- skipped (SPEC 8, 16). First the skips: a node after a skipped dependency is
+-- skipped, unless it declares on_dep_skipped "run" (the skipped dependency is then
+-- absent from its deps); a node whose condition fails is skipped: the document
+-- {"input": the run input, "deps": {dep: output}} must contain its "when" (@>) and
+-- must not contain its "unless". A skipped step is terminal, with no error and
+-- finished_at now. Then, by kind: a task becomes available now; a wait node waits
+-- (and completes at once on a signal that came early: the oldest kept one of its
+-- name, consumed); a child node starts its child run (with this run's input) and
+-- waits; a sleep waits until its wake time, reached + duration or the timestamp at
+-- its until path, kept as scheduled_at and wait_expires_at (tick's _expire_waits
+-- wakes it; a pause moves it with the max_waits), and completes at once with
+-- {"woke_at": now} when that time has passed; an until that is missing or not a
+-- timestamp discards the sleep as bad_input with the failure policy. A wait or
+-- child node's max_wait counts from here (wait_expires_at). A child node is
+-- discarded (child_failed) with the failure policy, and no child run is started,
+-- when its workflow is not defined, when the stored definitions make that workflow
+-- start itself (_child_cycle, 20_workflows.sql: a cycle define_workflow could not
+-- see, closed by two definitions committed at once or stored by an older release),
+-- or when it would nest child runs deeper than 32 levels. A max_wait stored before
+-- define_workflow bounded it (366 days) counts as 366 days: a larger one made now +
+-- max_wait a raw 22008, and the run could not advance.
+-- A pass that completed, skipped or discarded a node is followed by another (more
+-- may be ready), then the run finishes if every step is terminal. The caller holds
+-- the run lock (_advance_runs, _notify_parent, signal, tick, the operator actions).
 CREATE OR REPLACE FUNCTION cyclone._advance(p_run_id uuid)
 RETURNS void
 LANGUAGE plpgsql
@@ -143,6 +193,8 @@ DECLARE
     v_input jsonb;
     v_child uuid;
     v_cycle text;
+    v_doc jsonb;
+    v_wake timestamptz;
     v_again boolean := true;
 BEGIN
     WHILE v_again LOOP
@@ -150,7 +202,7 @@ BEGIN
 
         UPDATE ONLY cyclone_steps s
            SET state = 'available', scheduled_at = v_now
-         WHERE s.run_id = p_run_id AND s.state = 'pending' AND s.kind = 'task'
+         WHERE s.run_id = p_run_id AND s.state = 'pending' AND s.kind = 'task' AND s.spec IS NULL
            AND NOT EXISTS (SELECT 1 FROM ONLY cyclone_steps d
                             WHERE d.run_id = p_run_id AND d.node = ANY (s.deps) AND d.state <> 'completed');
         IF FOUND THEN
@@ -158,13 +210,64 @@ BEGIN
         END IF;
 
         FOR v_step IN
-            SELECT s.id, s.kind, s.signal, s.child_workflow, s.max_wait
+            SELECT s.id, s.kind, s.signal, s.child_workflow, s.max_wait, s.spec, s.deps, s.input, c.skipped
               FROM ONLY cyclone_steps s
-             WHERE s.run_id = p_run_id AND s.state = 'pending' AND s.kind <> 'task'
-               AND NOT EXISTS (SELECT 1 FROM ONLY cyclone_steps d
-                                WHERE d.run_id = p_run_id AND d.node = ANY (s.deps) AND d.state <> 'completed')
+             CROSS JOIN LATERAL (
+                 SELECT count(*) FILTER (WHERE d.state = 'completed') AS completed,
+                        count(*) FILTER (WHERE d.state = 'skipped') AS skipped
+                   FROM ONLY cyclone_steps d WHERE d.run_id = p_run_id AND d.node = ANY (s.deps)) c
+             WHERE s.run_id = p_run_id AND s.state = 'pending'
+               AND c.completed + c.skipped = cardinality(s.deps)
+               AND (s.kind <> 'task' OR s.spec IS NOT NULL OR c.skipped > 0)
              ORDER BY s.id
         LOOP
+            -- The values a condition or a path reads: the run input and each completed dependency's output.
+            v_doc := NULL;
+            IF v_step.spec IS NOT NULL THEN
+                v_doc := jsonb_build_object('input', v_step.input, 'deps',
+                    (SELECT coalesce(jsonb_object_agg(d.node, d.output), '{}') FROM ONLY cyclone_steps d
+                      WHERE d.run_id = p_run_id AND d.node = ANY (v_step.deps) AND d.state = 'completed'));
+            END IF;
+            IF (v_step.skipped > 0 AND (v_step.spec ->> 'on_dep_skipped') IS DISTINCT FROM 'run')
+               OR NOT coalesce(v_doc @> (v_step.spec -> 'when'), true)
+               OR coalesce(v_doc @> (v_step.spec -> 'unless'), false) THEN
+                UPDATE ONLY cyclone_steps SET state = 'skipped', finished_at = v_now
+                 WHERE id = v_step.id AND state = 'pending';
+                v_again := true;
+                CONTINUE;
+            END IF;
+            IF v_step.kind = 'task' THEN
+                UPDATE ONLY cyclone_steps SET state = 'available', scheduled_at = v_now
+                 WHERE id = v_step.id AND state = 'pending';
+                IF FOUND THEN
+                    PERFORM cyclone._wake();
+                END IF;
+                CONTINUE;
+            END IF;
+            IF v_step.kind = 'sleep' THEN
+                v_wake := CASE WHEN v_step.spec ? 'duration' THEN v_now + (v_step.spec ->> 'duration')::interval
+                               ELSE cyclone._timestamp_of(v_doc #> string_to_array(v_step.spec ->> 'until', '.')) END;
+                IF v_wake IS NULL THEN
+                    PERFORM cyclone._discard_step(v_step.id,
+                        format('sleep until %s: %s is not an ISO 8601 timestamp within 100 years of now',
+                               v_step.spec ->> 'until',
+                               coalesce(left((v_doc #> string_to_array(v_step.spec ->> 'until', '.'))::text, 100),
+                                        'nothing')),
+                        'bad_input');
+                ELSIF v_wake <= v_now THEN
+                    UPDATE ONLY cyclone_steps
+                       SET state = 'completed', started_at = v_now, finished_at = v_now,
+                           output = jsonb_build_object('woke_at', v_now)
+                     WHERE id = v_step.id AND state = 'pending';
+                ELSE
+                    UPDATE ONLY cyclone_steps
+                       SET state = 'waiting', started_at = v_now, scheduled_at = v_wake, wait_expires_at = v_wake
+                     WHERE id = v_step.id AND state = 'pending';
+                    CONTINUE;
+                END IF;
+                v_again := true;
+                CONTINUE;
+            END IF;
             UPDATE ONLY cyclone_steps
                SET state = 'waiting', started_at = v_now,
                    wait_expires_at = v_now + least(v_step.max_wait, interval '366 days')

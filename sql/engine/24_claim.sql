@@ -44,8 +44,8 @@
 --
 -- Returns one row per step, in claim order: step_id, run_id, workflow (the run's), node, handler, kind,
 -- attempt, max_attempts, lease_generation (the new one, to pass back), timeout, input, deps (each
--- dependency's node name mapped to its output; {} when none), traceparent (the run's W3C trace context, SPEC
--- 14) and previous_span (the span of the step's last failed execution, fail()'s failed_span, which the
+-- completed dependency's node name mapped to its output; a skipped one is left out, SPEC 16; {} when none),
+-- traceparent (the run's W3C trace context, SPEC 14) and previous_span (the span of the step's last failed execution, fail()'s failed_span, which the
 -- retry's span links to), and lease_expiry (when the lease runs out unless renewed: now + p_lease_ttl, so
 -- that a worker in any language need not remember what it asked for; SPEC 18). Those came later as trailing
 -- columns; a new column goes last too, and a new return type needs the function dropped and created again
@@ -175,7 +175,8 @@ BEGIN
            c.lease_generation, c.timeout, c.input,
            CASE WHEN cardinality(c.deps) = 0 THEN '{}'::jsonb
                 ELSE (SELECT coalesce(jsonb_object_agg(d.node, d.output), '{}')
-                        FROM ONLY cyclone_steps d WHERE d.run_id = c.run_id AND d.node = ANY (c.deps)) END,
+                        FROM ONLY cyclone_steps d
+                       WHERE d.run_id = c.run_id AND d.node = ANY (c.deps) AND d.state = 'completed') END,
            r.traceparent, c.failed_span, c.lease_expiry
       FROM claimed c
       JOIN ONLY cyclone_runs r ON r.id = c.run_id

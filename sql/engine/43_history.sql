@@ -91,7 +91,8 @@ BEGIN
     EXECUTE format('CREATE INDEX ON %s (finished_at)', v_runs);
     EXECUTE format(
         'CREATE TABLE %s (LIKE cyclone.cyclone_steps INCLUDING CONSTRAINTS INCLUDING INDEXES, '
-        'CONSTRAINT history_step_finished CHECK (state IN (''completed'', ''discarded'', ''cancelled'')))', v_steps);
+        'CONSTRAINT history_step_finished CHECK (state IN (''completed'', ''discarded'', ''cancelled'', ''skipped'')))',
+        v_steps);
     EXECUTE format('ALTER TABLE %s INHERIT cyclone.cyclone_steps', v_steps);
     INSERT INTO cyclone.cyclone_history (day, runs, steps) VALUES (p_day, v_runs::regclass, v_steps::regclass)
     RETURNING * INTO v_day;

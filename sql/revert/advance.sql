@@ -4,6 +4,8 @@ BEGIN;
 
 -- 0.21.0 gave these a p_priority parameter (SPEC 16): the previous signatures come back below.
 DROP FUNCTION IF EXISTS cyclone._start_runs(text, jsonb[], interval, text, timestamptz, uuid, bigint, text, integer);
+-- Added by 0.21.0 (a sleep's until, SPEC 16).
+DROP FUNCTION IF EXISTS cyclone._timestamp_of(jsonb);
 
 -- sql/engine/22_advance.sql: change `advance` — the DAG (SPEC 8): starting runs,
 -- reaching steps whose dependencies completed, finishing runs, the discard policy

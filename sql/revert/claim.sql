@@ -1,20 +1,15 @@
 -- Revert cyclone:claim to its previous version: the deploy script it had before
--- (sql/deploy/claim@v0.19.0.sql), and a drop of each function the new version added.
+-- (sql/deploy/claim@v0.20.0.sql), and a drop of each function the new version added.
 BEGIN;
 
-DROP FUNCTION IF EXISTS cyclone.renew_many(text, bigint[], bigint[], interval);
-DROP FUNCTION IF EXISTS cyclone.release(bigint, text, bigint);
--- claim's rows gained lease_expiry: the previous return type needs the function made again.
-DROP FUNCTION IF EXISTS cyclone.claim(text, text[], integer, interval, text[]);
-
 -- sql/engine/24_claim.sql: change `claim` — taking work: claim() leases due steps to a worker within their
--- limits (SPEC 6, 12), renew() is the heartbeat that keeps a lease.
--- Owns: claim, renew; the limits' enforcement at claim time (_limited_queues, _limited_candidates, _admit);
+-- limits (SPEC 6, 12), renew() is the heartbeat that keeps a lease, renew_many() several heartbeats in one call.
+-- Owns: claim, renew, renew_many, release; the limits' enforcement at claim time (_limited_queues, _limited_candidates, _admit);
 -- _claimable_exists, tick's question "would a claim take a step now?".
 -- Requires: 10_runs_tables.sql (cyclone_steps and its claim index cyclone_steps_claimable, cyclone_runs),
 -- 11_limits_tables.sql (the limit tables, cyclone_serve_seq, the row type _claim_candidate), 02_clock.sql
 -- (now), 03_checks.sql (_require, _require_given), 35_limits.sql (_bucket_room; the trigger that gives slots
--- back), 40_wakeups.sql (_claimed). Reads and writes the live tables only (ONLY): finished runs move to
+-- back), 40_wakeups.sql (_claimed, _wake), 21_runs.sql (_lock_run, for release). Reads and writes the live tables only (ONLY): finished runs move to
 -- 43_history.sql's day tables.
 -- Called by: the worker (claim in its loop, renew from its heartbeat) as cyclone_worker, or cyclone_admin;
 -- 31_tick.sql calls _claimable_exists.
@@ -55,8 +50,10 @@ DROP FUNCTION IF EXISTS cyclone.claim(text, text[], integer, interval, text[]);
 -- attempt, max_attempts, lease_generation (the new one, to pass back), timeout, input, deps (each
 -- dependency's node name mapped to its output; {} when none), traceparent (the run's W3C trace context, SPEC
 -- 14) and previous_span (the span of the step's last failed execution, fail()'s failed_span, which the
--- retry's span links to). Those two came later as trailing columns; a new column goes last too, and a new
--- return type needs the function dropped and created again (CREATE OR REPLACE cannot change it).
+-- retry's span links to), and lease_expiry (when the lease runs out unless renewed: now + p_lease_ttl, so
+-- that a worker in any language need not remember what it asked for; SPEC 18). Those came later as trailing
+-- columns; a new column goes last too, and a new return type needs the function dropped and created again
+-- (CREATE OR REPLACE cannot change it: hence the DROP below, which takes its grants with it).
 -- #variable_conflict use_column: the output columns share their names with table columns.
 -- Guards: p_worker non-empty, p_limit positive, p_lease_ttl positive and at most 1 day (22023; 22004 for a
 -- NULL), tested as one expression on the hot path; the checks that name the culprit run only when it is
@@ -67,6 +64,7 @@ DROP FUNCTION IF EXISTS cyclone.claim(text, text[], integer, interval, text[]);
 -- 22008. The same bound holds for renew.
 -- The SET options below hold for the helpers claim calls too (_limited_candidates, _admit, _bucket_room,
 -- _claimed).
+DROP FUNCTION IF EXISTS cyclone.claim(text,text[],integer,interval,text[]);
 CREATE OR REPLACE FUNCTION cyclone.claim(
     p_worker text,
     p_handlers text[] DEFAULT NULL::text[],
@@ -87,7 +85,8 @@ RETURNS TABLE(
     input jsonb,
     deps jsonb,
     traceparent text,
-    previous_span text)
+    previous_span text,
+    lease_expiry timestamp with time zone)
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = cyclone, pg_temp
@@ -174,20 +173,20 @@ BEGIN
                started_at = v_now
          WHERE s.id = ANY (v_ids)
         RETURNING s.id, s.run_id, s.node, s.handler, s.kind, s.attempt, s.max_attempts,
-                  s.lease_generation, s.timeout, s.input, s.deps, s.failed_span
+                  s.lease_generation, s.timeout, s.input, s.deps, s.failed_span, s.lease_expiry
     )
     SELECT c.id, c.run_id, r.workflow, c.node, c.handler, c.kind, c.attempt, c.max_attempts,
            c.lease_generation, c.timeout, c.input,
            CASE WHEN cardinality(c.deps) = 0 THEN '{}'::jsonb
                 ELSE (SELECT coalesce(jsonb_object_agg(d.node, d.output), '{}')
                         FROM ONLY cyclone_steps d WHERE d.run_id = c.run_id AND d.node = ANY (c.deps)) END,
-           r.traceparent, c.failed_span
+           r.traceparent, c.failed_span, c.lease_expiry
       FROM claimed c
       JOIN ONLY cyclone_runs r ON r.id = c.run_id
      ORDER BY array_position(v_ids, c.id);
 END
 $$;
-COMMENT ON FUNCTION cyclone.claim(text,text[],integer,interval,text[]) IS 'Lease up to p_limit due steps of running runs (SPEC section 6), of the given handlers and workflows (NULL = any), within their limits (SPEC 12), for p_lease_ttl (positive, at most 1 day). Returns input, deps outputs, the run''s traceparent and the span of the step''s last failed execution, in claim order.';
+COMMENT ON FUNCTION cyclone.claim(text,text[],integer,interval,text[]) IS 'Lease up to p_limit due steps of running runs (SPEC section 6), of the given handlers and workflows (NULL = any), within their limits (SPEC 12), for p_lease_ttl (positive, at most 1 day). Returns input, deps outputs, the run''s traceparent, the span of the step''s last failed execution and the lease''s expiry, in claim order.';
 REVOKE ALL ON FUNCTION cyclone.claim(text,text[],integer,interval,text[]) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cyclone.claim(text,text[],integer,interval,text[]) TO cyclone_worker;
 GRANT EXECUTE ON FUNCTION cyclone.claim(text,text[],integer,interval,text[]) TO cyclone_admin;
@@ -635,5 +634,126 @@ COMMENT ON FUNCTION cyclone.renew(bigint,text,bigint,interval) IS 'Heartbeat: ex
 REVOKE ALL ON FUNCTION cyclone.renew(bigint,text,bigint,interval) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cyclone.renew(bigint,text,bigint,interval) TO cyclone_worker;
 GRANT EXECUTE ON FUNCTION cyclone.renew(bigint,text,bigint,interval) TO cyclone_admin;
+
+-- renew_many: the heartbeats of several steps in one statement and one commit. The worker sends it for the
+-- steps of one database whose heartbeats fall due within 100 ms of each other (each step keeps its own
+-- lease_ttl/3 schedule and jitter, SPEC 6; only the call is shared), and its listener to ask which of its
+-- steps a cyclone_cancel touched. Each element is renew's compare-and-set (running, p_worker, its lease
+-- generation, within its timeout) with renew's answer: true, the lease now runs to now + p_lease_ttl; false,
+-- the step is no longer the caller's to run (or is unknown). NULL: another transaction held the step's row
+-- at that moment (its completion by the same worker's reporter, an operator's cancel), and renew_many did not
+-- wait for it; the caller asks again later. Never waiting is what keeps a batch free of deadlocks: renew
+-- locks one step a transaction, but a batch that waited for its second step while holding its first could
+-- close a cycle with complete_many, which locks runs, then their steps. Rows in input order.
+-- Guards, as complete_many's and renew's: 22004 for a NULL worker, array or TTL; 22023 when the arrays differ
+-- in length or lower bound, hold a NULL or list a step twice, for more than 10,000 elements, and for
+-- p_lease_ttl not positive or over 1 day; nothing is written then. Commits without waiting for the WAL
+-- flush, as renew. force_generic_plan: the hot path (see claim).
+CREATE OR REPLACE FUNCTION cyclone.renew_many(
+    p_worker text,
+    p_step_ids bigint[],
+    p_lease_generations bigint[],
+    p_lease_ttl interval DEFAULT '00:00:30'::interval)
+RETURNS TABLE(step_id bigint, renewed boolean)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = cyclone, pg_temp
+SET plan_cache_mode = force_generic_plan
+AS $$
+#variable_conflict use_column
+DECLARE
+    v_now timestamptz := cyclone.now();
+    v_locked bigint[];
+    v_renewed bigint[];
+BEGIN
+    PERFORM cyclone._require_given('renew_many', p_worker IS NOT NULL AND p_step_ids IS NOT NULL
+                             AND p_lease_generations IS NOT NULL AND p_lease_ttl IS NOT NULL,
+                             'p_worker, p_step_ids, p_lease_generations and p_lease_ttl are required');
+    PERFORM cyclone._require('renew_many',
+        cardinality(p_step_ids) = cardinality(p_lease_generations)
+        AND array_lower(p_step_ids, 1) IS NOT DISTINCT FROM array_lower(p_lease_generations, 1),
+        'p_step_ids and p_lease_generations must have the same length and bounds');
+    PERFORM cyclone._require('renew_many', cardinality(p_step_ids) <= 10000,
+                             format('at most 10,000 steps a call (got %s)', cardinality(p_step_ids)));
+    PERFORM cyclone._require('renew_many',
+        array_position(p_step_ids, NULL) IS NULL AND array_position(p_lease_generations, NULL) IS NULL,
+        'step ids and lease generations must not contain NULL');
+    PERFORM cyclone._require('renew_many',
+        (SELECT count(DISTINCT u) = count(*) FROM unnest(p_step_ids) u), 'a step id is listed twice');
+    PERFORM cyclone._require('renew_many', p_lease_ttl > interval '0', 'p_lease_ttl must be positive');
+    PERFORM cyclone._require('renew_many', p_lease_ttl <= interval '1 day',
+                             format('p_lease_ttl must be at most 1 day (got %s)', p_lease_ttl));
+    PERFORM set_config('synchronous_commit', 'off', true);
+    -- The rows no other transaction holds, locked as renew's UPDATE would lock them; the others are skipped.
+    v_locked := ARRAY(SELECT s.id FROM ONLY cyclone_steps s WHERE s.id = ANY (p_step_ids)
+                       ORDER BY s.id FOR NO KEY UPDATE SKIP LOCKED);
+    WITH renewed AS (
+        UPDATE ONLY cyclone_steps s
+           SET lease_expiry = v_now + p_lease_ttl, heartbeat_at = v_now
+         WHERE s.id = ANY (v_locked)
+           AND s.state = 'running'
+           AND s.lease_owner = p_worker
+           AND s.lease_generation = p_lease_generations[array_position(p_step_ids, s.id)]
+           AND (s.timeout IS NULL OR s.started_at + least(s.timeout, interval '366 days') > v_now)
+        RETURNING s.id)
+    SELECT coalesce(array_agg(r.id), '{}'::bigint[]) INTO v_renewed FROM renewed r;
+    RETURN QUERY
+    SELECT u.id,
+           CASE WHEN r.id IS NOT NULL THEN true
+                WHEN l.id IS NOT NULL THEN false
+                -- Skipped: NULL while the row exists (held by another transaction), false when it does not.
+                WHEN EXISTS (SELECT 1 FROM ONLY cyclone_steps s WHERE s.id = u.id) THEN NULL
+                ELSE false END
+      FROM unnest(p_step_ids) WITH ORDINALITY AS u(id, ord)
+      LEFT JOIN unnest(v_locked) AS l(id) ON l.id = u.id
+      LEFT JOIN unnest(v_renewed) AS r(id) ON r.id = u.id
+     ORDER BY u.ord;
+END
+$$;
+COMMENT ON FUNCTION cyclone.renew_many(text,bigint[],bigint[],interval) IS 'Heartbeat of several steps in one statement: each element is renew''s compare-and-set and answer; NULL for a step whose row another transaction held (never waited on).';
+REVOKE ALL ON FUNCTION cyclone.renew_many(text,bigint[],bigint[],interval) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION cyclone.renew_many(text,bigint[],bigint[],interval) TO cyclone_worker;
+GRANT EXECUTE ON FUNCTION cyclone.renew_many(text,bigint[],bigint[],interval) TO cyclone_admin;
+
+-- release: hands a lease back (SPEC 18), for a worker that shuts down with a step it will not finish. On a
+-- match of (running, p_worker, p_lease_generation) the step is available again at once, its scheduled_at
+-- unchanged; no attempt is charged (rerun_attempt: the next claim runs the same attempt number, as after a
+-- reclaim) and reclaims is unchanged (nothing expired). The lease_generation the next claim gives fences a
+-- late report of the released execution, as after a reclaim. False when the lease is no longer the
+-- caller's, or the step is unknown or its run archived. Its limit slots go back through the release trigger
+-- (35_limits.sql), and waiting workers are woken (_wake). 22004 for a missing argument.
+-- Lock order: the run (_lock_run, ancestors first), then the step, as complete and fail.
+CREATE OR REPLACE FUNCTION cyclone.release(p_step_id bigint, p_worker text, p_lease_generation bigint)
+RETURNS boolean
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = cyclone, pg_temp
+AS $$
+DECLARE
+    v_run_id uuid;
+BEGIN
+    PERFORM cyclone._require_given('release', p_step_id IS NOT NULL AND p_worker IS NOT NULL
+                             AND p_lease_generation IS NOT NULL,
+                             'p_step_id, p_worker and p_lease_generation are required');
+    SELECT s.run_id INTO v_run_id FROM ONLY cyclone_steps s WHERE s.id = p_step_id;
+    IF NOT FOUND THEN
+        RETURN false;
+    END IF;
+    PERFORM cyclone._lock_run(v_run_id);
+    UPDATE ONLY cyclone_steps
+       SET state = 'available', lease_owner = NULL, lease_expiry = NULL, rerun_attempt = true
+     WHERE id = p_step_id AND state = 'running' AND lease_owner = p_worker
+       AND lease_generation = p_lease_generation;
+    IF NOT FOUND THEN
+        RETURN false;
+    END IF;
+    PERFORM cyclone._wake();
+    RETURN true;
+END
+$$;
+COMMENT ON FUNCTION cyclone.release(bigint,text,bigint) IS 'Hand a lease back (a worker shutting down): the step is available again at once, scheduled_at unchanged, no attempt charged, reclaims unchanged. False when the lease is no longer the caller''s.';
+REVOKE ALL ON FUNCTION cyclone.release(bigint,text,bigint) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION cyclone.release(bigint,text,bigint) TO cyclone_worker;
+GRANT EXECUTE ON FUNCTION cyclone.release(bigint,text,bigint) TO cyclone_admin;
 
 COMMIT;

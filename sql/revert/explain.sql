@@ -1,13 +1,13 @@
 -- Revert cyclone:explain to its previous version: the deploy script it had before
--- (sql/deploy/explain@v0.19.0.sql), and a drop of each function the new version added.
+-- (sql/deploy/explain@v0.20.0.sql), and a drop of each function the new version added.
 BEGIN;
 
 -- sql/engine/36_explain.sql: change `explain` — why a step is not running (SPEC 12).
 -- Owns: explain_step. The change's view, cyclone_v_limits (each limit's buckets with their running count,
 -- claims in the current period and due available steps), is defined with the other views in 15_views.sql.
--- Requires: 10_runs_tables.sql (steps, runs), 11_limits_tables.sql (the limit tables), 02_clock.sql (now),
--- 03_checks.sql (_require_given). Called by: clients and admins (cyclone_client, cyclone_admin), the CLI
--- (`cyclone explain`) and the console. Reads only: it takes no lock.
+-- Requires: 10_runs_tables.sql (steps, runs), 11_limits_tables.sql (the limit tables), 14_workers_tables.sql
+-- (the registry), 02_clock.sql (now), 03_checks.sql (_require_given). Called by: clients and admins
+-- (cyclone_client, cyclone_admin), the CLI (`cyclone explain`) and the console. Reads only: it takes no lock.
 -- This file is the change's complete current source; edit it here and ship it with
 -- `make rework CHANGE=explain NOTE="..."` (docs/architecture.md, Changing the engine).
 
@@ -20,7 +20,11 @@ BEGIN;
 -- - concurrency_limit {limit, bucket, running, max}: every bucket's concurrency before any rate, each in the
 --   step's limit order; rate_limit {limit, bucket, next_slot_at}: when enough of the window's claims have
 --   left it to make room (the oldest, or more while a lowered rate leaves the window over);
--- - claimable: nothing holds it back (a claim for its handler and workflow takes it in its turn).
+-- - claimable {workers}: nothing holds it back (a claim for its handler and workflow takes it in its turn);
+--   workers is how many live registered workers would claim it (cyclone_v_workers' alive: seen within 60
+--   seconds; their info's handlers and workflows hold its handler and workflow, or are absent, null or not
+--   an array: any). 0 is "no worker is claiming it" as a fact rather than a guess from how long the step
+--   has waited; a worker that does not register (an older release) claims without being counted.
 -- Guards: p_step_id given (22004); an unknown step is P0002. It reads steps and runs through the parent
 -- tables, so it answers for an archived step too (43_history.sql). It answers whatever times are stored: a
 -- step's scheduled_at of 'infinity' (a run_at an older release accepted) is not_due with until null (never:
@@ -101,10 +105,16 @@ BEGIN
                   ORDER BY c.at OFFSET v_bucket.claims - v_bucket.rate LIMIT 1));
         END IF;
     END LOOP;
-    RETURN jsonb_build_object('reason', 'claimable');
+    RETURN jsonb_build_object('reason', 'claimable', 'workers',
+        (SELECT count(*) FROM cyclone_workers w
+          WHERE w.last_seen_at > v_now - interval '60 seconds'
+            AND (jsonb_typeof(w.info -> 'handlers') IS DISTINCT FROM 'array'
+                 OR w.info -> 'handlers' ? v_step.handler)
+            AND (jsonb_typeof(w.info -> 'workflows') IS DISTINCT FROM 'array'
+                 OR w.info -> 'workflows' ? v_step.workflow)));
 END
 $$;
-COMMENT ON FUNCTION cyclone.explain_step(bigint) IS 'Why a step is not running (SPEC 12): {"reason": ...} with details; the first reason that applies. Unknown step: P0002.';
+COMMENT ON FUNCTION cyclone.explain_step(bigint) IS 'Why a step is not running (SPEC 12): {"reason": ...} with details; the first reason that applies; claimable says how many live registered workers would claim it. Unknown step: P0002.';
 REVOKE ALL ON FUNCTION cyclone.explain_step(bigint) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cyclone.explain_step(bigint) TO cyclone_client;
 GRANT EXECUTE ON FUNCTION cyclone.explain_step(bigint) TO cyclone_admin;

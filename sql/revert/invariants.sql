@@ -1,14 +1,47 @@
--- Revert cyclone:invariants to 0.17.0: the definitions 0.17.0 deployed of every function, view and trigger
--- that the 0.18.0 deploy re-creates, with their comments, read from a database at @v0.17.0 (0.17.0's
--- deploy scripts held only what each release changed, so no one earlier script has them all).
+-- Revert cyclone:invariants to its previous version: the deploy script it had before
+-- (sql/deploy/invariants@v0.20.0.sql), and a drop of each function the new version added.
 BEGIN;
 
+-- sql/engine/38_invariants.sql: change `invariants` — check_invariants(): the engine's consistency rules, as
+-- the rows that break them (none when the state is consistent).
+-- Owns: check_invariants. Requires: the tables: 10_runs_tables.sql (steps, runs), 11_limits_tables.sql,
+-- 12_schedules_tables.sql (schedule runs), 13_history_tables.sql (cyclone_archive_queue). Called by: admins
+-- (cyclone_admin), the CLI (`cyclone check`) and the tests, on demand, not on every scrape: it reads the live
+-- and the archived tables (most rules through partial indexes of live rows; the schedule rule every run with
+-- a key). Reads only: it takes no lock.
+-- This file is the change's complete current source; edit it here and ship it with
+-- `make rework CHANGE=invariants NOTE="..."` (docs/architecture.md, Changing the engine).
+
+-- check_invariants: one row (invariant, detail) per violation. One SQL statement, so one snapshot: it
+-- reports no false violation while workers run. The rules:
+-- - running_step_without_lease: a running step holds a lease (owner, expiry, generation 1 or more);
+-- - lease_outside_running: only a running step holds a lease;
+-- - finished_run_with_live_step: a finished run has only terminal steps;
+-- - pending_step_without_unfinished_dep: a pending step waits for a dependency that has not finished;
+-- - step_of_another_workflow: a live step carries its run's workflow (cyclone_steps.workflow, which claims,
+--   metrics() and the views read);
+-- - bucket_over_its_limit: a bucket's slots, held and free, are at most its concurrency plus its debt, and
+--   its rate tokens at most its rate plus its rate debt (35_limits.sql): what keeps every window within
+--   the limit;
+-- - schedule_run_closed_while_live: a schedule's running or paused run has its row open, so the overlap
+--   rules see it;
+-- - live_run_with_only_terminal_steps: a running or paused run has a live step;
+-- - running_step_without_slot and slot_without_running_step: a running step holds a slot in each of its
+--   concurrency buckets, and every slot is held by a running step that takes its bucket;
+-- - waiting_child_without_child_run: a waiting child node has its child run, whose parent is that node;
+-- - child_run_without_parent: a child run's parent node exists in its parent run;
+-- - schedule_slot_fired_twice: a schedule slot's idempotency key is on one run only;
+-- - finished_run_not_queued_for_archive and archive_queue_without_finished_run: each finished run of the
+--   live table is in cyclone_archive_queue once, with its finish time, and the queue holds nothing else.
 CREATE OR REPLACE FUNCTION cyclone.check_invariants()
- RETURNS TABLE(invariant text, detail jsonb)
- LANGUAGE sql
- STABLE SECURITY DEFINER
- SET search_path TO 'cyclone', 'pg_temp'
- SET jit TO 'off'
+RETURNS TABLE(invariant text, detail jsonb)
+LANGUAGE sql
+STABLE
+SECURITY DEFINER
+SET search_path = cyclone, pg_temp
+-- No JIT: with a large history its cost estimate crosses jit_above_cost, and compiling its fifteen branches
+-- would be paid on every call.
+SET jit = off
 AS $$
     -- A running step holds a lease of generation 1 or more.
     SELECT 'running_step_without_lease', jsonb_build_object('step_id', s.id, 'run_id', s.run_id,
@@ -135,5 +168,7 @@ AS $$
      WHERE NOT EXISTS (SELECT 1 FROM ONLY cyclone_runs r WHERE r.id = q.run_id AND r.finished_at = q.finished_at)
 $$;
 COMMENT ON FUNCTION cyclone.check_invariants() IS 'The engine''s consistency rules, as the rows that break them: none when the state is consistent. One statement, one snapshot.';
+REVOKE ALL ON FUNCTION cyclone.check_invariants() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION cyclone.check_invariants() TO cyclone_admin;
 
 COMMIT;

@@ -1,5 +1,5 @@
 -- Revert cyclone:tick to its previous version: the deploy script it had before
--- (sql/deploy/tick@v0.19.0.sql), and a drop of each function the new version added.
+-- (sql/deploy/tick@v0.20.0.sql), and a drop of each function the new version added.
 BEGIN;
 
 -- sql/engine/31_tick.sql: change `tick` — one bounded pass of everything time-driven.
@@ -8,8 +8,8 @@ BEGIN;
 -- (SPEC 1): the two helpers look for it only when called, so the engine deploys without it.
 -- Requires: 27_sweep.sql (sweep, _sweep_candidates), 28_deadlines.sql (enforce_deadlines, _expire_waits and
 -- their candidates), 34_schedules.sql (_lock_due_schedules, _schedule_cancellations, _fire_schedules),
--- 24_claim.sql (_claimable_exists), 43_history.sql (_history_day, _history_day_of, archive), 21_runs.sql
--- (_lock_run, _root_run), 03_checks.sql, 02_clock.sql.
+-- 24_claim.sql (_claimable_exists), 43_history.sql (_history_day, _history_day_of, archive), 44_workers.sql
+-- (_forget_workers), 21_runs.sql (_lock_run, _root_run), 03_checks.sql, 02_clock.sql.
 -- Called by: every worker on its poll interval (cyclone_worker), cyclone_admin (`cyclone tick`), and a
 -- pg_cron job made by schedule_tick.
 -- Lock order: the due schedule rows first (FOR UPDATE SKIP LOCKED, so two ticks never fire one slot), then
@@ -39,6 +39,8 @@ BEGIN;
 --   8. history (43_history.sql): today's and tomorrow's day tables made ahead of need (one lookup each when
 --      they exist), then archive(5000) moves finished runs out of the live tables, last, with this pass's
 --      locks already taken.
+--   9. the worker registry (44_workers.sql): rows of workers unseen for a day go (_forget_workers; a small
+--      table, rows a refresh holds skipped).
 -- Returns a jsonb object: the counts "reclaimed", "retried", "discarded" (the sweep's), "deadlines",
 -- "max_wait", "scheduled", "skipped_slots", "archived", and "discarded_steps", the dead letters of this
 -- pass (step_id, run_id, workflow, node, error_kind, error), for the worker's error hooks.
@@ -105,6 +107,7 @@ BEGIN
     PERFORM cyclone._history_day(d) FROM unnest(ARRAY[cyclone._history_day_of(v_now),
                                                        cyclone._history_day_of(v_now) + 1]) d;
     v_archived := cyclone.archive(5000);
+    PERFORM cyclone._forget_workers(v_now);
 
     RETURN jsonb_build_object(
         'reclaimed', (SELECT count(*) FROM jsonb_array_elements(v_sweep) e WHERE e ->> 'action' = 'reclaimed'),

@@ -8,7 +8,7 @@ SELECT cyclone_test.claim_node(:'run', 'work', 'w1', '30 seconds') \gset
 SELECT cyclone.advance_time('31 seconds') \gset
 
 SELECT is(cyclone.tick(),
-          '{"reclaimed": 1, "retried": 0, "discarded": 0, "deadlines": 0, "max_wait": 0, "scheduled": 0, "skipped_slots": 0, "archived": 0, "discarded_steps": []}'::jsonb,
+          '{"reclaimed": 1, "retried": 0, "discarded": 0, "deadlines": 0, "max_wait": 0, "slept": 0, "scheduled": 0, "skipped_slots": 0, "archived": 0, "discarded_steps": []}'::jsonb,
           'one step reclaimed');
 SELECT results_eq(
     format($$SELECT state, reclaims, attempt, lease_owner FROM cyclone.cyclone_steps WHERE run_id = %L$$, :'run'),

@@ -9,7 +9,7 @@ SELECT cyclone_test.claim_node(:'run', 'work', 'w1', '1 hour') \gset
 SELECT cyclone.advance_time('11 seconds') \gset
 
 SELECT is(cyclone.tick(),
-          '{"reclaimed": 0, "retried": 1, "discarded": 0, "deadlines": 0, "max_wait": 0, "scheduled": 0, "skipped_slots": 0, "archived": 0, "discarded_steps": []}'::jsonb,
+          '{"reclaimed": 0, "retried": 1, "discarded": 0, "deadlines": 0, "max_wait": 0, "slept": 0, "scheduled": 0, "skipped_slots": 0, "archived": 0, "discarded_steps": []}'::jsonb,
           'one step retried');
 SELECT results_eq(
     format($$SELECT state, error_kind, attempt, reclaims FROM cyclone.cyclone_steps WHERE run_id = %L$$, :'run'),

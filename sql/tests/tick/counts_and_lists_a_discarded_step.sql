@@ -9,7 +9,7 @@ SELECT step_id AS sid FROM cyclone_test.claim_node(:'run', 'work', 'w1', '1 hour
 SELECT cyclone.advance_time('11 seconds') \gset
 
 SELECT is(cyclone.tick(),
-          jsonb_build_object('reclaimed', 0, 'retried', 0, 'discarded', 1, 'deadlines', 0, 'max_wait', 0, 'scheduled', 0, 'skipped_slots', 0, 'archived', 1,
+          jsonb_build_object('reclaimed', 0, 'retried', 0, 'discarded', 1, 'deadlines', 0, 'max_wait', 0, 'slept', 0, 'scheduled', 0, 'skipped_slots', 0, 'archived', 1,
                              'discarded_steps', jsonb_build_array(jsonb_build_object(
                                  'step_id', :sid, 'run_id', :'run', 'workflow', 'td', 'node', 'work',
                                  'error_kind', 'timeout', 'error', (cyclone_test.step(:'run')).error))),
@@ -25,7 +25,7 @@ SELECT cyclone_test.claim_node(:'lrun', 'work', 'w1', '30 seconds') \gset
 SELECT cyclone.advance_time('31 seconds') \gset
 SELECT cyclone.tick(1) AS second \gset
 SELECT is(:'second'::jsonb - 'discarded_steps',
-          '{"reclaimed": 0, "retried": 0, "discarded": 1, "deadlines": 0, "max_wait": 0, "scheduled": 0, "skipped_slots": 0, "archived": 1}'::jsonb,
+          '{"reclaimed": 0, "retried": 0, "discarded": 1, "deadlines": 0, "max_wait": 0, "slept": 0, "scheduled": 0, "skipped_slots": 0, "archived": 1}'::jsonb,
           'second expiry: discarded, not reclaimed');
 SELECT results_eq(
     format($$SELECT e->>'run_id', e->>'node', e->>'error_kind' FROM jsonb_array_elements(%L::jsonb->'discarded_steps') e$$,

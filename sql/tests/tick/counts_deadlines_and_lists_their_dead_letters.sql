@@ -11,7 +11,7 @@ SELECT cyclone.advance_time('61 seconds') \gset
 SELECT cyclone.tick() AS t \gset
 
 SELECT is(:'t'::jsonb - 'discarded_steps',
-          '{"reclaimed": 0, "retried": 0, "discarded": 0, "deadlines": 2, "max_wait": 0, "scheduled": 0, "skipped_slots": 0, "archived": 2}'::jsonb,
+          '{"reclaimed": 0, "retried": 0, "discarded": 0, "deadlines": 2, "max_wait": 0, "slept": 0, "scheduled": 0, "skipped_slots": 0, "archived": 2}'::jsonb,
           'two runs failed by their deadline; step discards by deadline are not counted as sweep discards');
 SELECT results_eq(
     format($$SELECT e->>'run_id', e->>'node', e->>'error_kind', e->>'error'

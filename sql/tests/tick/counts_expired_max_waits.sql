@@ -9,7 +9,7 @@ SELECT cyclone.advance_time('61 seconds') \gset
 SELECT cyclone.tick() AS t \gset
 
 SELECT is(:'t'::jsonb - 'discarded_steps',
-          '{"reclaimed": 0, "retried": 0, "discarded": 0, "deadlines": 0, "max_wait": 1, "scheduled": 0, "skipped_slots": 0, "archived": 1}'::jsonb,
+          '{"reclaimed": 0, "retried": 0, "discarded": 0, "deadlines": 0, "max_wait": 1, "slept": 0, "scheduled": 0, "skipped_slots": 0, "archived": 1}'::jsonb,
           'one wait expired');
 SELECT results_eq(
     format($$SELECT (e->>'step_id')::bigint, e->>'workflow', e->>'error_kind'
