@@ -1,5 +1,5 @@
 -- Deploy cyclone:explain
--- requires: explain@v0.20.0 limits tables checks clock worker_registry dynamic_nodes
+-- requires: explain@v0.20.0 limits tables checks clock worker_registry dynamic_nodes map_items
 -- A complete copy of sql/engine/36_explain.sql, written by scripts/rework.py: read and edit that file, not this one.
 BEGIN;
 
@@ -15,6 +15,7 @@ BEGIN;
 -- explain_step: why step p_step_id is not running, as {"reason": ...} with details: the first reason that
 -- applies, in this order:
 -- - completed, discarded, cancelled, running, skipped: the step's state;
+-- - waiting_items {done, total} for a map node (SPEC 16): its items in a terminal state, and all of them;
 -- - sleeping {until} for a sleep node (SPEC 16; a pause moves until forward when the run resumes),
 --   waiting_signal {signal} for a wait node, waiting_child {child_run_id} for a child node;
 -- - pending_deps {deps}: its dependencies not completed (or skipped) yet, by name;
@@ -52,6 +53,11 @@ BEGIN
     END IF;
     IF v_step.state IN ('completed', 'discarded', 'cancelled', 'running', 'skipped') THEN
         RETURN jsonb_build_object('reason', v_step.state);
+    ELSIF v_step.state = 'waiting' AND v_step.kind = 'map' THEN
+        RETURN (SELECT jsonb_build_object('reason', 'waiting_items', 'done', count(*) FILTER (WHERE i.finished_at IS NOT NULL),
+                                          'total', count(*))
+                  FROM cyclone_steps i
+                 WHERE i.run_id = v_step.run_id AND i.node = v_step.node AND i.item_index IS NOT NULL);
     ELSIF v_step.state = 'waiting' AND v_step.kind = 'sleep' THEN
         RETURN jsonb_build_object('reason', 'sleeping', 'until', v_step.wait_expires_at);
     ELSIF v_step.state = 'waiting' AND v_step.kind = 'wait' THEN
@@ -61,7 +67,7 @@ BEGIN
     ELSIF v_step.state = 'pending' THEN
         RETURN jsonb_build_object('reason', 'pending_deps', 'deps',
             (SELECT coalesce(jsonb_agg(d.node ORDER BY d.node), '[]') FROM cyclone_steps d
-              WHERE d.run_id = v_step.run_id AND d.node = ANY (v_step.deps)
+              WHERE d.run_id = v_step.run_id AND d.item_index IS NULL AND d.node = ANY (v_step.deps)
                 AND d.state NOT IN ('completed', 'skipped')));
     END IF;
     -- available

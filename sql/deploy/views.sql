@@ -1,5 +1,5 @@
 -- Deploy cyclone:views
--- requires: views@v0.20.0 tables step_workflow clock worker_registry dynamic_columns
+-- requires: views@v0.20.0 tables step_workflow clock worker_registry dynamic_columns map_items
 -- A complete copy of sql/engine/15_views.sql, written by scripts/rework.py: read and edit that file, not this one.
 BEGIN;
 
@@ -45,14 +45,14 @@ GRANT SELECT ON cyclone.cyclone_v_runs TO cyclone_client, cyclone_admin;
 -- discarded_at). The columns are cyclone_steps' (10_runs_tables.sql says what each is); the bookkeeping ones
 -- (limit buckets, failed_span, contained, rerun_attempt, child_workflow) are not shown. priority is the one
 -- claim orders by: the node's plus the run's. snoozes, progress and progress_at are SPEC 16's (snooze(),
--- progress()). A column a release adds goes last (CREATE OR REPLACE VIEW can only append; cyclone_v_dlq below
+-- progress()), and so are item_index and item (a map item's position and element; NULL for other steps). A column a release adds goes last (CREATE OR REPLACE VIEW can only append; cyclone_v_dlq below
 -- follows).
 CREATE OR REPLACE VIEW cyclone.cyclone_v_steps AS
 SELECT s.id, s.run_id, s.workflow, s.node, s.handler, s.kind, s.state, s.attempt, s.max_attempts,
        s.reclaims, s.error, s.error_kind, s.scheduled_at, s.started_at, s.finished_at AS completed_at,
        s.deps, s.on_dep_failure, s.priority, s.timeout, s.lease_owner, s.lease_expiry,
        s.lease_generation, s.heartbeat_at, s.signal, s.max_wait, s.wait_expires_at,
-       s.child_run_id, s.input, s.output, s.snoozes, s.progress, s.progress_at
+       s.child_run_id, s.input, s.output, s.snoozes, s.progress, s.progress_at, s.item_index, s.item
   FROM cyclone.cyclone_steps s;
 COMMENT ON VIEW cyclone.cyclone_v_steps IS
     'Steps with their run''s workflow; completed_at is set for every terminal state.';

@@ -6,7 +6,7 @@
 -- _actor()). Every function file reads or writes these tables.
 -- sqitch reaches this shape through the changes tables, client_reads, step_errors, limits (the steps' bucket
 -- columns and their indexes), traces, audit, list_pages, fail (failed_span), step_workflow, metrics, history,
--- live_runs, dynamic_columns and dynamic_nodes; the engine guard checks that both end in the same tables. A table changes by a new change
+-- live_runs, dynamic_columns, dynamic_nodes and map_items; the engine guard checks that both end in the same tables. A table changes by a new change
 -- with a hand-written ALTER, and this file is edited to match (tables are not reworked).
 --
 -- States are text with named CHECKs, and cross-column invariants make illegal rows unstorable: a step's lease
@@ -176,7 +176,14 @@ CREATE TABLE cyclone.cyclone_steps (
     -- dependency does not skip it), a sleep's "duration" (an interval's text) or "until" (a path to a
     -- timestamp). Copied from the definition at submit; NULL for a node with none of them.
     spec             jsonb,
-    CONSTRAINT step_node_unique UNIQUE (run_id, node),
+    -- A map's items (SPEC 16): each a step of kind item with the map's node name, its position in the list
+    -- from 0 and its element. NULL for every other step (step_item_iff_item).
+    item_index       int,
+    item             jsonb,
+    -- A node's own step is one per run (item_index NULL: NULLS NOT DISTINCT), an item one per position.
+    -- item_index second: a run's own steps (item_index IS NULL) are one range of this index however many
+    -- items its maps have, so the advance and the dependency lookups never read the items.
+    CONSTRAINT step_node_unique UNIQUE NULLS NOT DISTINCT (run_id, item_index, node),
     -- task: a handler runs it; wait: a signal; child: a run; sleep: the engine clock (SPEC 16); map: its items,
     -- each an item step a handler runs (SPEC 16). skipped is terminal: a condition that did not hold, or a
     -- skipped dependency.
@@ -197,7 +204,8 @@ CREATE TABLE cyclone.cyclone_steps (
     CONSTRAINT step_discarded_has_kind CHECK (
         state <> 'discarded' OR (error_kind IS NOT NULL AND error_kind <> 'cancelled')),
     CONSTRAINT step_only_tasks_run CHECK (state NOT IN ('available', 'running') OR kind IN ('task', 'item')),
-    CONSTRAINT step_only_waits_wait CHECK (state <> 'waiting' OR kind IN ('wait', 'child', 'sleep', 'map'))
+    CONSTRAINT step_only_waits_wait CHECK (state <> 'waiting' OR kind IN ('wait', 'child', 'sleep', 'map')),
+    CONSTRAINT step_item_iff_item CHECK ((item_index IS NOT NULL) = (kind = 'item'))
 ) WITH (fillfactor = 80);
 COMMENT ON TABLE cyclone.cyclone_steps IS 'One row per DAG node of a run; the state machine of SPEC sections 6-9.';
 COMMENT ON COLUMN cyclone.cyclone_steps.rerun_attempt IS
@@ -215,6 +223,8 @@ COMMENT ON COLUMN cyclone.cyclone_steps.workflow IS 'The workflow of the step''s
 COMMENT ON COLUMN cyclone.cyclone_steps.snoozes IS 'How many times a handler snoozed the step (snooze()).';
 COMMENT ON COLUMN cyclone.cyclone_steps.progress IS 'The latest progress a handler reported (progress()); NULL = none.';
 COMMENT ON COLUMN cyclone.cyclone_steps.progress_at IS 'When progress was last reported.';
+COMMENT ON COLUMN cyclone.cyclone_steps.item_index IS 'A map item''s position in its list, from 0 (SPEC 16); NULL for every other step.';
+COMMENT ON COLUMN cyclone.cyclone_steps.item IS 'A map item''s element of its list (SPEC 16); NULL for every other step.';
 COMMENT ON COLUMN cyclone.cyclone_steps.spec IS
     'What the node decides when reached (SPEC 16): when, unless, on_dep_skipped, a sleep''s duration or until; NULL = nothing.';
 
@@ -228,6 +238,9 @@ CREATE INDEX cyclone_steps_claimable
 -- The sweep path. Keyed on id, not lease_expiry, so that a heartbeat changes no indexed column and its
 -- update can stay HOT.
 CREATE INDEX cyclone_steps_running ON cyclone.cyclone_steps (id) WHERE state = 'running';
+-- A map's unfinished items (SPEC 16): the one probe that says whether an item that just ended was the last.
+CREATE INDEX cyclone_steps_open_items
+    ON cyclone.cyclone_steps (run_id, node) WHERE item_index IS NOT NULL AND finished_at IS NULL;
 -- max_wait expiry (tick).
 CREATE INDEX cyclone_steps_waiting ON cyclone.cyclone_steps (wait_expires_at) WHERE state = 'waiting';
 -- The child node waiting on a given child run.

@@ -356,7 +356,9 @@ REVOKE ALL ON FUNCTION cyclone._path_problem(text,jsonb) FROM PUBLIC;
 -- child node without "workflow", a priority that is not an integer within +-1,000,000,
 -- a condition (when, unless) that is not a JSON object, an on_dep_skipped other than
 -- "skip" or "run", a sleep without exactly one of duration and until, an until that is
--- not a path _path_problem accepts, duration or until on another kind,
+-- not a path _path_problem accepts, duration or until on another kind, a map node
+-- without "over" (a path) or with max_items outside 1..100,000 or on_item_failure
+-- other than "fail" or "collect", those on another kind,
 -- and a cycle (found last, by _unordered_nodes; the message names its nodes, the first
 -- 20 by name). A child node's workflow need not exist yet: it is looked up when the node
 -- is reached (_advance, 22_advance.sql).
@@ -448,14 +450,15 @@ BEGIN
         SELECT min(k) INTO v_key FROM jsonb_object_keys(v_node) k
          WHERE k NOT IN ('name', 'kind', 'handler', 'deps', 'on_dep_failure', 'max_attempts',
                          'priority', 'timeout', 'signal', 'workflow', 'max_wait', 'limits',
-                         'when', 'unless', 'on_dep_skipped', 'duration', 'until');
+                         'when', 'unless', 'on_dep_skipped', 'duration', 'until', 'over', 'max_items',
+                         'on_item_failure');
         IF v_key IS NOT NULL THEN
             PERFORM cyclone._bad_definition(p_name, format('node "%s": unknown key "%s"', v_name, v_key));
         END IF;
         v_kind := coalesce(v_node ->> 'kind', 'task');
-        IF v_kind NOT IN ('task', 'wait', 'child', 'sleep') THEN
+        IF v_kind NOT IN ('task', 'wait', 'child', 'sleep', 'map') THEN
             PERFORM cyclone._bad_definition(p_name,
-                format('node "%s": unknown kind "%s" (task, wait, child or sleep)', v_name, v_kind));
+                format('node "%s": unknown kind "%s" (task, wait, child, sleep or map)', v_name, v_kind));
         END IF;
         v_policy := coalesce(v_node ->> 'on_dep_failure', 'fail_run');
         IF v_policy NOT IN ('fail_run', 'cancel_branch') THEN
@@ -474,20 +477,21 @@ BEGIN
         IF (SELECT count(*) <> count(DISTINCT d) FROM jsonb_array_elements_text(v_deps) d) THEN
             PERFORM cyclone._bad_definition(p_name, format('node "%s": a dep is listed twice', v_name));
         END IF;
-        IF v_kind <> 'task' AND (v_node ? 'timeout' OR v_node ? 'handler' OR v_node ? 'max_attempts') THEN
+        -- A map node's items run like task steps, with the map's handler, timeout, max_attempts and limits.
+        IF v_kind NOT IN ('task', 'map') AND (v_node ? 'timeout' OR v_node ? 'handler' OR v_node ? 'max_attempts') THEN
             PERFORM cyclone._bad_definition(p_name,
-                format('node "%s": handler, timeout and max_attempts apply to task nodes only', v_name));
+                format('node "%s": handler, timeout and max_attempts apply to task and map nodes only', v_name));
         END IF;
-        IF v_kind <> 'task' AND v_node ? 'limits' THEN
-            PERFORM cyclone._bad_definition(p_name, format('node "%s": limits apply to task nodes only', v_name));
+        IF v_kind NOT IN ('task', 'map') AND v_node ? 'limits' THEN
+            PERFORM cyclone._bad_definition(p_name, format('node "%s": limits apply to task and map nodes only', v_name));
         END IF;
         v_node_limits := '[]'::jsonb;
-        IF v_kind = 'task' THEN
+        IF v_kind IN ('task', 'map') THEN
             v_node_limits := cyclone._merge_limits(v_limits, CASE WHEN v_node ? 'limits' THEN
                 cyclone._definition_limits(p_name, format('node "%s": limits', v_name), v_node -> 'limits')
                 ELSE '[]'::jsonb END);
         END IF;
-        IF v_kind IN ('task', 'sleep') AND v_node ? 'max_wait' THEN
+        IF v_kind IN ('task', 'sleep', 'map') AND v_node ? 'max_wait' THEN
             PERFORM cyclone._bad_definition(p_name, format('node "%s": max_wait applies to wait and child nodes only', v_name));
         END IF;
         IF v_kind <> 'wait' AND v_node ? 'signal' THEN
@@ -519,6 +523,34 @@ BEGIN
                 PERFORM cyclone._bad_definition(p_name, format('node "%s": until %s', v_name, v_problem));
             END IF;
         END IF;
+        -- A map (SPEC 16) fans out over the list at its "over" path: at most max_items elements (1 to 100,000;
+        -- 10,000 by default); on_item_failure "fail" (the first discarded item discards the map) or "collect".
+        IF v_kind <> 'map' AND (v_node ? 'over' OR v_node ? 'max_items' OR v_node ? 'on_item_failure') THEN
+            PERFORM cyclone._bad_definition(p_name,
+                format('node "%s": over, max_items and on_item_failure apply to map nodes only', v_name));
+        END IF;
+        IF v_kind = 'map' THEN
+            IF NOT v_node ? 'over' THEN
+                PERFORM cyclone._bad_definition(p_name, format('node "%s": a map node needs "over"', v_name));
+            END IF;
+            v_problem := cyclone._path_problem(CASE WHEN jsonb_typeof(v_node -> 'over') = 'string'
+                                                    THEN v_node ->> 'over' END, v_deps);
+            IF v_problem IS NOT NULL THEN
+                PERFORM cyclone._bad_definition(p_name, format('node "%s": over %s', v_name, v_problem));
+            END IF;
+            IF v_node ? 'max_items' AND (jsonb_typeof(v_node -> 'max_items') <> 'number'
+               OR (v_node ->> 'max_items')::numeric <> trunc((v_node ->> 'max_items')::numeric)
+               OR (v_node ->> 'max_items')::numeric NOT BETWEEN 1 AND 100000) THEN
+                PERFORM cyclone._bad_definition(p_name,
+                    format('node "%s": max_items must be an integer from 1 to 100000, got %s', v_name,
+                           v_node -> 'max_items'));
+            END IF;
+            IF v_node ? 'on_item_failure' AND (v_node -> 'on_item_failure') NOT IN ('"fail"', '"collect"') THEN
+                PERFORM cyclone._bad_definition(p_name,
+                    format('node "%s": on_item_failure must be "fail" or "collect", got %s', v_name,
+                           v_node -> 'on_item_failure'));
+            END IF;
+        END IF;
         IF v_kind <> 'child' AND v_node ? 'workflow' THEN
             PERFORM cyclone._bad_definition(p_name, format('node "%s": workflow applies to child nodes only', v_name));
         END IF;
@@ -548,7 +580,7 @@ BEGIN
         v_nodes[v_ord] := jsonb_build_object(
             'name', v_name,
             'kind', v_kind,
-            'handler', CASE WHEN v_kind = 'task' THEN coalesce(v_node ->> 'handler', v_name) ELSE v_name END,
+            'handler', CASE WHEN v_kind IN ('task', 'map') THEN coalesce(v_node ->> 'handler', v_name) ELSE v_name END,
             'deps', v_deps,
             'on_dep_failure', v_policy,
             'max_attempts', CASE WHEN v_node ? 'max_attempts'
@@ -569,7 +601,10 @@ BEGIN
                    'unless', v_node -> 'unless',
                    'on_dep_skipped', CASE WHEN v_node ->> 'on_dep_skipped' = 'run' THEN 'run' END,
                    'duration', cyclone._definition_interval(p_name, v_name, 'duration', v_node -> 'duration')::text,
-                   'until', v_node -> 'until'));
+                   'until', v_node -> 'until',
+                   'over', v_node -> 'over',
+                   'max_items', CASE WHEN v_kind = 'map' THEN coalesce((v_node ->> 'max_items')::int, 10000) END,
+                   'on_item_failure', CASE WHEN v_kind = 'map' THEN coalesce(v_node ->> 'on_item_failure', 'fail') END));
     END LOOP;
 
     -- Cycles: the nodes Kahn's algorithm cannot order (dep -> node, by

@@ -123,8 +123,10 @@ REVOKE ALL ON FUNCTION cyclone._bucket_of(jsonb,text) FROM PUBLIC;
 -- Inserts the steps of new runs of p_workflow (one input per run), each with the
 -- workflow's name, so that counts and pages by workflow read steps alone: root
 -- tasks available at p_scheduled_at, everything else pending (root wait, child and
--- sleep nodes, and root tasks with a condition, are _start_runs' to reach). A node's
--- SPEC 16 keys (when, unless, on_dep_skipped, duration, until) go into its spec. A task node's limits (SPEC 12) name its buckets
+-- sleep and map nodes, and root tasks with a condition, are _start_runs' to reach). A
+-- node's SPEC 16 keys (when, unless, on_dep_skipped, duration, until, over, max_items,
+-- on_item_failure) go into its spec; a map node's limits give it buckets as a task's,
+-- which its items take (_reach_map, 22_advance.sql). A task node's limits (SPEC 12) name its buckets
 -- from the run input, fixed here: the bucket rows are created when new (no lock on
 -- an existing one), and the step records their ids (buckets), its queue bucket (its
 -- first keyed limit's, else its first limit's: the claim index's first column) and
@@ -161,14 +163,16 @@ BEGIN
                n.deps, n.on_dep_failure, n.priority + p_priority, n.max_attempts, n.timeout, n.signal, n.workflow,
                n.max_wait, r.input, p_scheduled_at,
                CASE WHEN n."when" IS NULL AND n.unless IS NULL AND n.on_dep_skipped IS NULL AND n.duration IS NULL
-                     AND n.until IS NULL THEN NULL
-                ELSE jsonb_strip_nulls(jsonb_build_object('when', n."when", 'unless', n.unless,
-                         'on_dep_skipped', n.on_dep_skipped, 'duration', n.duration, 'until', n.until)) END
+                     AND n.until IS NULL AND n.over IS NULL THEN NULL
+                    ELSE jsonb_strip_nulls(jsonb_build_object('when', n."when", 'unless', n.unless,
+                             'on_dep_skipped', n.on_dep_skipped, 'duration', n.duration, 'until', n.until,
+                             'over', n.over, 'max_items', n.max_items, 'on_item_failure', n.on_item_failure)) END
           FROM unnest(p_run_ids, p_inputs) AS r(id, input)
          CROSS JOIN jsonb_to_recordset(p_definition -> 'nodes') AS n(
                    name text, handler text, kind text, deps text[], on_dep_failure text, priority int,
                    max_attempts int, timeout interval, signal text, workflow text, max_wait interval,
-                   "when" jsonb, unless jsonb, on_dep_skipped text, duration text, until text);
+                   "when" jsonb, unless jsonb, on_dep_skipped text, duration text, until text,
+                   over text, max_items int, on_item_failure text);
         RETURN;
     END IF;
 
@@ -193,14 +197,16 @@ BEGIN
            n.max_wait, r.input, p_scheduled_at,
            coalesce(b.ids, '{}'), coalesce(b.keyed[1], b.ids[1], 0), coalesce(b.keyed[1], 0),
            CASE WHEN n."when" IS NULL AND n.unless IS NULL AND n.on_dep_skipped IS NULL AND n.duration IS NULL
-                 AND n.until IS NULL THEN NULL
-            ELSE jsonb_strip_nulls(jsonb_build_object('when', n."when", 'unless', n.unless,
-                 'on_dep_skipped', n.on_dep_skipped, 'duration', n.duration, 'until', n.until)) END
+                 AND n.until IS NULL AND n.over IS NULL THEN NULL
+                ELSE jsonb_strip_nulls(jsonb_build_object('when', n."when", 'unless', n.unless,
+                         'on_dep_skipped', n.on_dep_skipped, 'duration', n.duration, 'until', n.until,
+                         'over', n.over, 'max_items', n.max_items, 'on_item_failure', n.on_item_failure)) END
       FROM unnest(p_run_ids, p_inputs) AS r(id, input)
      CROSS JOIN jsonb_to_recordset(p_definition -> 'nodes') AS n(
                name text, handler text, kind text, deps text[], on_dep_failure text, priority int,
                max_attempts int, timeout interval, signal text, workflow text, max_wait interval, limits jsonb,
-               "when" jsonb, unless jsonb, on_dep_skipped text, duration text, until text)
+               "when" jsonb, unless jsonb, on_dep_skipped text, duration text, until text,
+                   over text, max_items int, on_item_failure text)
       LEFT JOIN LATERAL (
           SELECT array_agg(k.id ORDER BY l.ord) AS ids,
                  array_agg(k.id ORDER BY l.ord) FILTER (WHERE l.key IS NOT NULL) AS keyed
@@ -296,7 +302,8 @@ $$;
 REVOKE ALL ON FUNCTION cyclone._create_runs(text,jsonb,jsonb[],interval,text,timestamp with time zone,uuid,bigint,text,integer) FROM PUBLIC;
 
 -- Cancels the given non-terminal steps of a run (all of them when p_step_ids is
--- NULL), cancels the child runs of waiting child nodes, and tells the workers
+-- NULL; a map's unfinished items with the map, SPEC 16), cancels the child runs of
+-- waiting child nodes, and tells the workers
 -- running any of them (NOTIFY cyclone_cancel, payload the run id). The caller
 -- holds the run lock; the steps are locked here (FOR UPDATE), the child runs after
 -- them, by _end_run.
@@ -315,7 +322,11 @@ BEGIN
           FROM ONLY cyclone_steps s
          WHERE s.run_id = p_run_id
            AND s.state IN ('pending', 'available', 'running', 'waiting')
-           AND (p_step_ids IS NULL OR s.id = ANY (p_step_ids))
+           AND (p_step_ids IS NULL OR s.id = ANY (p_step_ids)
+                -- A cancelled map's unfinished items go with it (SPEC 16).
+                OR (s.item_index IS NOT NULL
+                    AND EXISTS (SELECT 1 FROM ONLY cyclone_steps m
+                                 WHERE m.id = ANY (p_step_ids) AND m.kind = 'map' AND m.node = s.node)))
            FOR UPDATE
     ), cancelled AS (
         UPDATE ONLY cyclone_steps s

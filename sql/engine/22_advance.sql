@@ -3,8 +3,9 @@
 -- (contain a failure to its branch, or fail the run), and telling a parent run that
 -- its child ended. These call each other (a child run's end advances its parent; an
 -- advance can start a child run or end the run), so they live in one change, here
--- in the order of a run's life: _start_runs; _advance_runs, _advance; _finish_runs;
--- _discard_step, _on_discard; _end_run_and_notify, _notify_parent. Internal: granted
+-- in the order of a run's life: _start_runs; _advance_runs, _timestamp_of,
+-- _reach_map, _end_map, _advance; _finish_runs; _discard_step, _on_discard;
+-- _end_run_and_notify, _notify_parent. Internal: granted
 -- to no role.
 -- Requires: 21_runs.sql (_create_runs, _ancestors, _discard_steps, _cancel_steps,
 -- _end_run), 20_workflows.sql (_child_cycle), 40_wakeups.sql (_wake), 10_runs_tables.sql (workflows, runs, steps,
@@ -89,9 +90,20 @@ DECLARE
     v_now timestamptz := cyclone.now();  -- once, not once per promoted row
     v_run_id uuid;
     v_pending uuid[];
+    v_maps bigint[];
+    v_map bigint;
 BEGIN
-    SELECT array_agg(DISTINCT s.run_id) INTO v_pending
-      FROM ONLY cyclone_steps s WHERE s.run_id = ANY (p_run_ids) AND s.state = 'pending';
+    -- The runs' own steps only (item_index IS NULL: one range of step_node_unique, never the items): the
+    -- runs with a pending step, and the waiting maps (SPEC 16), which end here when their last item has.
+    SELECT array_agg(DISTINCT s.run_id) FILTER (WHERE s.state = 'pending'),
+           array_agg(s.id ORDER BY s.id) FILTER (WHERE s.kind = 'map')
+      INTO v_pending, v_maps
+      FROM ONLY cyclone_steps s
+     WHERE s.run_id = ANY (p_run_ids) AND s.item_index IS NULL
+       AND (s.state = 'pending' OR (s.state = 'waiting' AND s.kind = 'map'));
+    FOREACH v_map IN ARRAY coalesce(v_maps, '{}') LOOP
+        PERFORM cyclone._end_map(v_map);
+    END LOOP;
     IF v_pending IS NOT NULL THEN
         -- Ready = every dependency completed, counted per pending step through
         -- step_node_unique (deps hold no duplicates: define_workflow rejects them).
@@ -100,9 +112,11 @@ BEGIN
         -- needs nothing more.
         UPDATE ONLY cyclone_steps s
            SET state = 'available', scheduled_at = v_now
-         WHERE s.run_id = ANY (v_pending) AND s.state = 'pending' AND s.kind = 'task' AND s.spec IS NULL
+         WHERE s.run_id = ANY (v_pending) AND s.item_index IS NULL AND s.state = 'pending' AND s.kind = 'task'
+           AND s.spec IS NULL
            AND cardinality(s.deps) = (SELECT count(*) FROM ONLY cyclone_steps d
-                                       WHERE d.run_id = s.run_id AND d.node = ANY (s.deps) AND d.state = 'completed');
+                                       WHERE d.run_id = s.run_id AND d.item_index IS NULL AND d.node = ANY (s.deps)
+                                         AND d.state = 'completed');
         IF FOUND THEN
             PERFORM cyclone._wake();
         END IF;
@@ -113,8 +127,9 @@ BEGIN
              CROSS JOIN LATERAL (
                  SELECT count(*) FILTER (WHERE d.state = 'completed') AS completed,
                         count(*) FILTER (WHERE d.state = 'skipped') AS skipped
-                   FROM ONLY cyclone_steps d WHERE d.run_id = s.run_id AND d.node = ANY (s.deps)) c
-             WHERE s.run_id = ANY (v_pending) AND s.state = 'pending'
+                   FROM ONLY cyclone_steps d
+                  WHERE d.run_id = s.run_id AND d.item_index IS NULL AND d.node = ANY (s.deps)) c
+             WHERE s.run_id = ANY (v_pending) AND s.item_index IS NULL AND s.state = 'pending'
                AND c.completed + c.skipped = cardinality(s.deps)
                AND (s.kind <> 'task' OR s.spec IS NOT NULL OR c.skipped > 0)
              ORDER BY s.run_id
@@ -156,6 +171,92 @@ BEGIN
 END
 $$;
 REVOKE ALL ON FUNCTION cyclone._timestamp_of(jsonb) FROM PUBLIC;
+
+-- Reaches map node p_map_id (SPEC 16; the caller, _advance, holds the run lock and has
+-- checked its conditions) with p_list, the value at its "over" path: one step of kind
+-- item per element, in one statement, each with the map's node name, its position
+-- (item_index, from 0) and its element (item), available now, running the map's
+-- handler with its max_attempts, timeout, priority, limit buckets, deps and the run
+-- input (a claim gives an item the map's dependencies' outputs); the map waits. An
+-- empty list completes the map at once with output []; a value that is not a list, or
+-- one longer than max_items, discards the map as bad_input (the failure policy
+-- applies), saying which. Item ids encode the run's partition, as _insert_steps' do:
+-- the map's own id carries it (its remainder by the partition count).
+CREATE OR REPLACE FUNCTION cyclone._reach_map(p_map_id bigint, p_list jsonb)
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_now timestamptz := cyclone.now();
+    v_map cyclone.cyclone_steps;
+    v_count int := coalesce((SELECT s.partition_count FROM cyclone_shard s), 1);
+BEGIN
+    SELECT m.* INTO v_map FROM ONLY cyclone_steps m WHERE m.id = p_map_id AND m.state = 'pending' FOR UPDATE;
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
+    IF jsonb_typeof(p_list) IS DISTINCT FROM 'array' THEN
+        PERFORM cyclone._discard_step(p_map_id,
+            format('map over %s: expected a JSON array, found %s', v_map.spec ->> 'over',
+                   coalesce(jsonb_typeof(p_list), 'nothing')), 'bad_input');
+    ELSIF jsonb_array_length(p_list) > (v_map.spec ->> 'max_items')::int THEN
+        PERFORM cyclone._discard_step(p_map_id,
+            format('map over %s: %s elements, more than max_items %s', v_map.spec ->> 'over',
+                   jsonb_array_length(p_list), v_map.spec ->> 'max_items'), 'bad_input');
+    ELSIF jsonb_array_length(p_list) = 0 THEN
+        UPDATE ONLY cyclone_steps SET state = 'completed', started_at = v_now, finished_at = v_now, output = '[]'
+         WHERE id = p_map_id;
+    ELSE
+        UPDATE ONLY cyclone_steps SET state = 'waiting', started_at = v_now WHERE id = p_map_id;
+        INSERT INTO cyclone_steps (id, run_id, workflow, node, handler, kind, state, deps, on_dep_failure, priority,
+                                   max_attempts, timeout, input, scheduled_at, buckets, queue_bucket, fair_bucket,
+                                   item_index, item)
+        OVERRIDING SYSTEM VALUE
+        SELECT nextval('cyclone.cyclone_steps_id_seq') * v_count + v_map.id % v_count, v_map.run_id, v_map.workflow,
+               v_map.node, v_map.handler, 'item', 'available', v_map.deps, v_map.on_dep_failure, v_map.priority,
+               v_map.max_attempts, v_map.timeout, v_map.input, v_now, v_map.buckets, v_map.queue_bucket,
+               v_map.fair_bucket, e.ord - 1, e.value
+          FROM jsonb_array_elements(p_list) WITH ORDINALITY AS e(value, ord);
+        PERFORM cyclone._wake();
+    END IF;
+END
+$$;
+REVOKE ALL ON FUNCTION cyclone._reach_map(bigint,jsonb) FROM PUBLIC;
+
+-- Ends waiting map node p_map_id if its last item has ended (SPEC 16), and says so;
+-- false (and nothing changes) while an item is unfinished, or when the map is no
+-- longer waiting. Whether any item is unfinished is one probe of
+-- cyclone_steps_open_items, whatever the map's size; the output, the array of the
+-- items' outputs in item_index order (a discarded item's element {"error": e,
+-- "error_kind": k}, on_item_failure "collect"), is built once, here. The DAG advance
+-- is the caller's (_advance_runs goes on to it; _on_discard calls _advance). The
+-- caller holds the run lock, which every item's end takes too, so the last item is
+-- seen as last once.
+CREATE OR REPLACE FUNCTION cyclone._end_map(p_map_id bigint)
+RETURNS boolean
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_map cyclone.cyclone_steps;
+BEGIN
+    SELECT m.* INTO v_map FROM ONLY cyclone_steps m WHERE m.id = p_map_id AND m.state = 'waiting' FOR UPDATE;
+    IF NOT FOUND OR EXISTS (SELECT 1 FROM ONLY cyclone_steps i
+                             WHERE i.run_id = v_map.run_id AND i.node = v_map.node
+                               AND i.item_index IS NOT NULL AND i.finished_at IS NULL) THEN
+        RETURN false;
+    END IF;
+    UPDATE ONLY cyclone_steps
+       SET state = 'completed', finished_at = cyclone.now(),
+           output = (SELECT coalesce(jsonb_agg(CASE WHEN i.state = 'completed' THEN i.output
+                                                   ELSE jsonb_build_object('error', i.error, 'error_kind', i.error_kind)
+                                              END ORDER BY i.item_index), '[]')
+                       FROM ONLY cyclone_steps i
+                      WHERE i.run_id = v_map.run_id AND i.node = v_map.node AND i.item_index IS NOT NULL)
+     WHERE id = p_map_id;
+    RETURN true;
+END
+$$;
+REVOKE ALL ON FUNCTION cyclone._end_map(bigint) FROM PUBLIC;
 
 -- Reaches every pending step of the run whose dependencies are all completed or
 -- skipped (SPEC 8, 16). First the skips: a node after a skipped dependency is
@@ -202,9 +303,11 @@ BEGIN
 
         UPDATE ONLY cyclone_steps s
            SET state = 'available', scheduled_at = v_now
-         WHERE s.run_id = p_run_id AND s.state = 'pending' AND s.kind = 'task' AND s.spec IS NULL
+         WHERE s.run_id = p_run_id AND s.item_index IS NULL AND s.state = 'pending' AND s.kind = 'task'
+           AND s.spec IS NULL
            AND NOT EXISTS (SELECT 1 FROM ONLY cyclone_steps d
-                            WHERE d.run_id = p_run_id AND d.node = ANY (s.deps) AND d.state <> 'completed');
+                            WHERE d.run_id = p_run_id AND d.item_index IS NULL AND d.node = ANY (s.deps)
+                              AND d.state <> 'completed');
         IF FOUND THEN
             PERFORM cyclone._wake();
         END IF;
@@ -215,8 +318,9 @@ BEGIN
              CROSS JOIN LATERAL (
                  SELECT count(*) FILTER (WHERE d.state = 'completed') AS completed,
                         count(*) FILTER (WHERE d.state = 'skipped') AS skipped
-                   FROM ONLY cyclone_steps d WHERE d.run_id = p_run_id AND d.node = ANY (s.deps)) c
-             WHERE s.run_id = p_run_id AND s.state = 'pending'
+                   FROM ONLY cyclone_steps d
+                  WHERE d.run_id = p_run_id AND d.item_index IS NULL AND d.node = ANY (s.deps)) c
+             WHERE s.run_id = p_run_id AND s.item_index IS NULL AND s.state = 'pending'
                AND c.completed + c.skipped = cardinality(s.deps)
                AND (s.kind <> 'task' OR s.spec IS NOT NULL OR c.skipped > 0)
              ORDER BY s.id
@@ -226,7 +330,8 @@ BEGIN
             IF v_step.spec IS NOT NULL THEN
                 v_doc := jsonb_build_object('input', v_step.input, 'deps',
                     (SELECT coalesce(jsonb_object_agg(d.node, d.output), '{}') FROM ONLY cyclone_steps d
-                      WHERE d.run_id = p_run_id AND d.node = ANY (v_step.deps) AND d.state = 'completed'));
+                      WHERE d.run_id = p_run_id AND d.item_index IS NULL AND d.node = ANY (v_step.deps)
+                        AND d.state = 'completed'));
             END IF;
             IF (v_step.skipped > 0 AND (v_step.spec ->> 'on_dep_skipped') IS DISTINCT FROM 'run')
                OR NOT coalesce(v_doc @> (v_step.spec -> 'when'), true)
@@ -242,6 +347,12 @@ BEGIN
                 IF FOUND THEN
                     PERFORM cyclone._wake();
                 END IF;
+                CONTINUE;
+            END IF;
+            IF v_step.kind = 'map' THEN
+                PERFORM cyclone._reach_map(v_step.id, v_doc #> string_to_array(v_step.spec ->> 'over', '.'));
+                -- An empty list completes the map, a bad one discards it: either may make more ready.
+                v_again := v_again OR (SELECT s.state <> 'waiting' FROM ONLY cyclone_steps s WHERE s.id = v_step.id);
                 CONTINUE;
             END IF;
             IF v_step.kind = 'sleep' THEN
@@ -361,7 +472,7 @@ BEGIN
                         THEN coalesce(jsonb_object_agg(s.node, s.output) FILTER (WHERE s.state = 'completed'), '{}')
                    END AS output
               FROM ONLY cyclone_steps s
-             WHERE s.run_id = ANY (p_run_ids)
+             WHERE s.run_id = ANY (p_run_ids) AND s.item_index IS NULL
              GROUP BY s.run_id
             HAVING NOT bool_or(s.state IN ('pending', 'available', 'running', 'waiting'))) f;
 
@@ -380,9 +491,9 @@ BEGIN
                output = coalesce(d.output,
                                  (SELECT coalesce(jsonb_object_agg(s.node, s.output), '{}')
                                     FROM ONLY cyclone_steps s
-                                   WHERE s.run_id = r.id AND s.state = 'completed'
+                                   WHERE s.run_id = r.id AND s.item_index IS NULL AND s.state = 'completed'
                                      AND s.node <> ALL (ARRAY(SELECT unnest(t.deps) FROM ONLY cyclone_steps t
-                                                               WHERE t.run_id = r.id))))
+                                                               WHERE t.run_id = r.id AND t.item_index IS NULL))))
           FROM unnest(v_done, v_outputs) AS d(run_id, output)
          WHERE r.id = d.run_id AND r.state IN ('running', 'paused')
         RETURNING r.id, r.parent_step_id
@@ -414,7 +525,8 @@ END
 $$;
 REVOKE ALL ON FUNCTION cyclone._discard_step(bigint,text,text) FROM PUBLIC;
 
--- The failure policy of SPEC section 8 for a step just discarded: contained by
+-- The failure policy of SPEC section 8 for a step just discarded (a map's item: the
+-- map's on_item_failure, SPEC 16, below): contained by
 -- cancel_branch when it has dependents and all of them declare it, else the run
 -- fails (a leaf's discard fails the run). A contained step is marked contained
 -- (get_run and _finish_runs do not count it as the run's failure), every step
@@ -426,18 +538,47 @@ LANGUAGE plpgsql
 AS $$
 DECLARE
     v_branch bigint[];
+    v_map cyclone.cyclone_steps;
 BEGIN
-    IF EXISTS (SELECT 1 FROM ONLY cyclone_steps d WHERE d.run_id = p_step.run_id AND p_step.node = ANY (d.deps))
+    IF p_step.item_index IS NOT NULL THEN
+        -- A map's item (SPEC 16): items never fail a run by themselves (contained), the map decides. "fail":
+        -- the first discarded item cancels the map's unfinished items and discards the map as item_failed,
+        -- whose own policy then applies; "collect": the item's error is kept for the map's output, which
+        -- ends when its last item has.
+        UPDATE ONLY cyclone_steps SET contained = true WHERE id = p_step.id;
+        SELECT m.* INTO v_map FROM ONLY cyclone_steps m
+         WHERE m.run_id = p_step.run_id AND m.item_index IS NULL AND m.node = p_step.node AND m.state = 'waiting'
+           FOR UPDATE;
+        IF NOT FOUND THEN
+            RETURN;
+        END IF;
+        IF v_map.spec ->> 'on_item_failure' = 'collect' THEN
+            IF cyclone._end_map(v_map.id) THEN
+                PERFORM cyclone._advance(p_step.run_id);
+            END IF;
+            RETURN;
+        END IF;
+        PERFORM cyclone._cancel_steps(p_step.run_id,
+            ARRAY(SELECT i.id FROM ONLY cyclone_steps i
+                   WHERE i.run_id = p_step.run_id AND i.node = p_step.node AND i.item_index IS NOT NULL
+                     AND i.finished_at IS NULL),
+            format('item %s of map "%s" failed', p_step.item_index, p_step.node));
+        PERFORM cyclone._discard_step(v_map.id,
+            format('item %s failed (%s): %s', p_step.item_index, p_step.error_kind, p_step.error), 'item_failed');
+        RETURN;
+    END IF;
+    IF EXISTS (SELECT 1 FROM ONLY cyclone_steps d
+                WHERE d.run_id = p_step.run_id AND d.item_index IS NULL AND p_step.node = ANY (d.deps))
        AND NOT EXISTS (SELECT 1 FROM ONLY cyclone_steps d
-                        WHERE d.run_id = p_step.run_id AND p_step.node = ANY (d.deps)
+                        WHERE d.run_id = p_step.run_id AND d.item_index IS NULL AND p_step.node = ANY (d.deps)
                           AND d.on_dep_failure = 'fail_run') THEN
         UPDATE ONLY cyclone_steps SET contained = true WHERE id = p_step.id;
         WITH RECURSIVE branch(id, node) AS (
             SELECT d.id, d.node FROM ONLY cyclone_steps d
-             WHERE d.run_id = p_step.run_id AND p_step.node = ANY (d.deps)
+             WHERE d.run_id = p_step.run_id AND d.item_index IS NULL AND p_step.node = ANY (d.deps)
             UNION
             SELECT d.id, d.node FROM ONLY cyclone_steps d JOIN branch b ON b.node = ANY (d.deps)
-             WHERE d.run_id = p_step.run_id
+             WHERE d.run_id = p_step.run_id AND d.item_index IS NULL
         )
         SELECT array_agg(b.id) INTO v_branch FROM branch b;
         PERFORM cyclone._cancel_steps(p_step.run_id, v_branch, 'dependency discarded');

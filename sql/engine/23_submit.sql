@@ -164,8 +164,8 @@ GRANT EXECUTE ON FUNCTION cyclone.submit_many(text,jsonb[],interval,integer) TO 
 GRANT EXECUTE ON FUNCTION cyclone.submit_many(text,jsonb[],interval,integer) TO cyclone_admin;
 
 -- One run with the error of the discard that failed it: the earliest (by
--- finished_at, then id) discarded step not contained by cancel_branch, NULL when
--- there is none (SPEC 5). NULL id: 22004; unknown id: P0002. It reads the live tables
+-- finished_at, then id) discarded step not contained by cancel_branch, never a map's
+-- item (SPEC 16: the map node is the failing step), NULL when there is none (SPEC 5). NULL id: 22004; unknown id: P0002. It reads the live tables
 -- first (ONLY) and the parents, history included, only for a run that is not there,
 -- so that polling a live run never plans, locks or probes the day tables
 -- (43_history.sql). STABLE, so both reads see the calling query's snapshot: a run
@@ -189,7 +189,7 @@ BEGIN
       FROM ONLY cyclone_runs r
       LEFT JOIN LATERAL (
           SELECT s.error_kind, s.error FROM ONLY cyclone_steps s
-           WHERE s.run_id = r.id AND s.state = 'discarded' AND NOT s.contained
+           WHERE s.run_id = r.id AND s.item_index IS NULL AND s.state = 'discarded' AND NOT s.contained
            ORDER BY s.finished_at, s.id
            LIMIT 1) f ON true
      WHERE r.id = p_run_id;
@@ -202,7 +202,7 @@ BEGIN
       FROM cyclone_runs r
       LEFT JOIN LATERAL (
           SELECT s.error_kind, s.error FROM cyclone_steps s
-           WHERE s.run_id = r.id AND s.state = 'discarded' AND NOT s.contained
+           WHERE s.run_id = r.id AND s.item_index IS NULL AND s.state = 'discarded' AND NOT s.contained
            ORDER BY s.finished_at, s.id
            LIMIT 1) f ON true
      WHERE r.id = p_run_id;

@@ -6,6 +6,9 @@ BEGIN;
 DROP FUNCTION IF EXISTS cyclone._start_runs(text, jsonb[], interval, text, timestamptz, uuid, bigint, text, integer);
 -- Added by 0.21.0 (a sleep's until, SPEC 16).
 DROP FUNCTION IF EXISTS cyclone._timestamp_of(jsonb);
+-- Added by 0.21.0 (map nodes, SPEC 16).
+DROP FUNCTION IF EXISTS cyclone._reach_map(bigint, jsonb);
+DROP FUNCTION IF EXISTS cyclone._end_map(bigint);
 
 -- sql/engine/22_advance.sql: change `advance` — the DAG (SPEC 8): starting runs,
 -- reaching steps whose dependencies completed, finishing runs, the discard policy

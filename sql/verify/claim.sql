@@ -13,7 +13,10 @@ SELECT 'cyclone._limited_queues(timestamptz)'::regprocedure;
 SELECT 1 / (SELECT count(*) FROM pg_proc WHERE oid = 'cyclone._admit(bigint[], int, timestamptz)'::regprocedure
                 AND prosrc LIKE '%cyclone_free_slots%')::int;
 SELECT 1 / (SELECT count(*) FROM pg_proc WHERE proname = 'claim' AND pronamespace = 'cyclone'::regnamespace
-                    AND proargnames[array_upper(proargnames, 1)] = 'lease_expiry')::int;
+                    AND 'lease_expiry' = ANY (proargnames))::int;
+-- SPEC 16: a map item's element and position are claim's last columns.
+SELECT 1 / (SELECT count(*) FROM pg_proc WHERE proname = 'claim' AND pronamespace = 'cyclone'::regnamespace
+                    AND proargnames[array_upper(proargnames, 1)] = 'item_index')::int;
 -- The engine's statements read the live table only (history.sql).
 SELECT 1 / (pg_get_functiondef('cyclone.renew(bigint, text, bigint, interval)'::regprocedure) ~ 'ONLY cyclone(\.cyclone)?_(runs|steps)')::int;
 -- Issue 30: a lease TTL is at most 1 day.

@@ -9,7 +9,7 @@ CREATE TYPE cyclone.step_row AS (
     completed_at timestamptz, deps text[], on_dep_failure text, priority int, timeout interval, lease_owner text,
     lease_expiry timestamptz, lease_generation bigint, heartbeat_at timestamptz, signal text, max_wait interval,
     wait_expires_at timestamptz, child_run_id uuid, input jsonb, output jsonb, snoozes int, progress jsonb,
-    progress_at timestamptz);
+    progress_at timestamptz, item_index int, item jsonb);
 -- And of cyclone_v_runs (list_runs).
 CREATE TYPE cyclone.run_row AS (
     id uuid, workflow text, state text, input jsonb, output jsonb, created_at timestamptz, started_at timestamptz,

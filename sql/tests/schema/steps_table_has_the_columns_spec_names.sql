@@ -1,6 +1,6 @@
 -- cyclone_steps carries every column SPEC section 3 names, with those types.
 BEGIN;
-SELECT plan(28);
+SELECT plan(31);
 
 SELECT has_table('cyclone', 'cyclone_steps', 'cyclone.cyclone_steps exists');
 SELECT col_is_pk('cyclone', 'cyclone_steps', 'id', 'id is the primary key');
@@ -29,7 +29,13 @@ SELECT col_type_is('cyclone', 'cyclone_steps', 'error_kind', 'text', 'error_kind
 SELECT col_type_is('cyclone', 'cyclone_steps', 'finished_at', 'timestamp with time zone', 'finished_at is timestamptz');
 SELECT col_type_is('cyclone', 'cyclone_steps', 'child_run_id', 'uuid', 'child_run_id is uuid');
 SELECT hasnt_column('cyclone', 'cyclone_steps', 'discarded_at', 'there is no discarded_at (completed_at covers every terminal state)');
-SELECT col_is_unique('cyclone', 'cyclone_steps', ARRAY['run_id', 'node'], 'a run has one step per node (run_id, node) is unique');
+SELECT col_is_unique('cyclone', 'cyclone_steps', ARRAY['run_id', 'item_index', 'node'],
+                     'a run has one step per node, and a map one item per position (run_id, item_index, node)');
+SELECT is((SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conname = 'step_node_unique'
+            AND conrelid = 'cyclone.cyclone_steps'::regclass),
+          'UNIQUE NULLS NOT DISTINCT (run_id, item_index, node)', 'a node''s own step (item_index NULL) is one per run');
+SELECT has_column('cyclone', 'cyclone_steps', 'item_index', 'item_index (SPEC 16)');
+SELECT has_column('cyclone', 'cyclone_steps', 'item', 'item (SPEC 16)');
 
 SELECT * FROM finish();
 ROLLBACK;
