@@ -277,6 +277,8 @@ class StepRow:
     snoozes: int = 0
     progress: Any = None
     progress_at: datetime | None = None
+    #: a map item's position in its list, from 0 (SPEC 16); None for a node's own step
+    item_index: int | None = None
 
 
 @dataclass(frozen=True)
@@ -406,7 +408,7 @@ _RUN_COLUMNS = (
 _STEP_COLUMNS = (
     "id, run_id, workflow, node, handler, kind, state, attempt, max_attempts, reclaims, "
     "error, error_kind, scheduled_at, started_at, completed_at, lease_owner, lease_expiry, "
-    "output, child_run_id, lease_generation, heartbeat_at, snoozes, progress, progress_at"
+    "output, child_run_id, lease_generation, heartbeat_at, snoozes, progress, progress_at, item_index"
 )
 
 
@@ -619,6 +621,9 @@ class ClaimedStep:
     previous_span: str | None = None
     #: when the lease runs out unless renewed (claim's now + lease TTL, on the database's clock; SPEC 18)
     lease_expiry: datetime | None = None
+    #: a map item's element of its list and its position from 0 (SPEC 16); None for any other step
+    item: Any = None
+    item_index: int | None = None
 
 
 @dataclass(frozen=True)
@@ -1635,7 +1640,7 @@ def claim_on(
         with _bound_json(conn).cursor(row_factory=_dataclass_row(ClaimedStep)) as cur:
             cur.execute(
                 "SELECT step_id, run_id, workflow, node, handler, kind, attempt, max_attempts, lease_generation, "
-                "timeout, input, deps, traceparent, previous_span, lease_expiry "
+                "timeout, input, deps, traceparent, previous_span, lease_expiry, item, item_index "
                 "FROM cyclone.claim(%s, %s::text[], %s, %s, %s::text[])",
                 (worker, None if handlers is None else list(handlers), limit, _interval(lease_ttl),
                  None if workflows is None else list(workflows)),

@@ -52,6 +52,8 @@ class StepContext:
         timeout: timedelta | None = None,
         worker: str | None = None,
         progress: Callable[[Any], object] | None = None,
+        item: Any = None,
+        item_index: int | None = None,
     ) -> None:
         self.step_id = step_id
         self.run_id = run_id
@@ -65,6 +67,9 @@ class StepContext:
         self.deps: Mapping[str, Any] = dict(deps or {})
         self.timeout = timeout
         self.worker = worker
+        #: A map item's element of its list and its position from 0 (SPEC 16); None for any other step.
+        self.item = item
+        self.item_index = item_index
         self._progress = progress
         self.cancel_reason: str | None = None
         self._is_cancelled = False

@@ -96,6 +96,8 @@ def make_context(
         timeout=step.timeout,
         worker=worker,
         progress=progress,
+        item=step.item,
+        item_index=step.item_index,
     )
 
 
@@ -197,7 +199,7 @@ def _undecodable(step: ClaimedStep, ctx: StepContext, backoff: Backoff | None) -
     input or its dependencies' outputs (``client.load_json``): no attempt
     would decode them, so the handler is not run, and the failure is reported
     through ``fail`` like any other. None when both were decoded."""
-    for what, value in (("input", step.input), ("dependencies' outputs (deps)", step.deps)):
+    for what, value in (("input", step.input), ("dependencies' outputs (deps)", step.deps), ("item", step.item)):
         if type(value) is Undecodable:
             return failure(step, f"step {step.node!r} was not run: its {what} cannot be decoded: it is {value}",
                            "permanent", backoff, ctx.cancel_reason)

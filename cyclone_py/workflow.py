@@ -122,14 +122,24 @@ class Node:
     on_dep_skipped: str = "skip"
     duration: str | None = None
     until: str | None = None
+    #: a map node's list (a path), its bound and what a discarded item does (SPEC 16)
+    over: str | None = None
+    max_items: int | None = None
+    on_item_failure: str = "fail"
 
     def to_json(self) -> dict[str, Any]:
         """The node as SPEC section 4 spells it."""
         out: dict[str, Any] = {"name": self.name, "kind": self.kind}
-        if self.kind == "task":
+        if self.kind in ("task", "map"):
             out["handler"] = self.handler or self.name
         out["deps"] = list(self.deps)
-        if self.kind == "task":
+        if self.kind == "map":
+            out["over"] = self.over
+            if self.max_items is not None:
+                out["max_items"] = self.max_items
+            if self.on_item_failure != "fail":
+                out["on_item_failure"] = self.on_item_failure
+        if self.kind in ("task", "map"):
             if self.max_attempts is not None:
                 out["max_attempts"] = self.max_attempts
             if self.timeout is not None:
@@ -290,6 +300,33 @@ class Workflow:
         else it is skipped; ``on_dep_skipped="run"`` runs it after a skipped
         dependency (docs/dynamic.md).
         """
+        decorate = self._task_node("task", name=name, deps=deps, max_attempts=max_attempts, timeout=timeout,
+                                   on_dep_failure=on_dep_failure, priority=priority, handler=handler,
+                                   limits=limits, when=when, unless=unless, on_dep_skipped=on_dep_skipped)
+        if fn is not None:
+            return decorate(fn)
+        return decorate
+
+    def _task_node(
+        self,
+        kind: str,
+        *,
+        name: str | None,
+        deps: Iterable[DepRef],
+        max_attempts: int | None,
+        timeout: Interval | None,
+        on_dep_failure: str,
+        priority: int,
+        handler: str | None,
+        limits: Iterable[LimitRef],
+        when: Mapping[str, Any] | None,
+        unless: Mapping[str, Any] | None,
+        on_dep_skipped: str,
+        over: str | None = None,
+        max_items: int | None = None,
+        on_item_failure: str = "fail",
+    ) -> Callable[[Handler], Handler]:
+        """The decorator of a node a handler runs: a task (:meth:`step`) or a map's items (:meth:`map`)."""
         dep_names = tuple(_dep_name(d) for d in deps)
         uses = _limit_uses(f"workflow {self.name!r}", limits)
 
@@ -306,7 +343,7 @@ class Workflow:
             self._add(
                 Node(
                     name=node_name,
-                    kind="task",
+                    kind=kind,
                     handler=handler_name,
                     deps=dep_names,
                     max_attempts=max_attempts,
@@ -317,6 +354,9 @@ class Workflow:
                     when=when,
                     unless=unless,
                     on_dep_skipped=on_dep_skipped,
+                    over=over,
+                    max_items=max_items,
+                    on_item_failure=on_item_failure,
                 )
             )
             self._reg.handlers[handler_name] = func
@@ -326,9 +366,40 @@ class Workflow:
                 pass
             return func
 
-        if fn is not None:
-            return decorate(fn)
         return decorate
+
+    def map(
+        self,
+        *,
+        over: str,
+        name: str | None = None,
+        deps: Iterable[DepRef] = (),
+        max_items: int | None = None,
+        on_item_failure: str = "fail",
+        max_attempts: int | None = None,
+        timeout: Interval | None = None,
+        on_dep_failure: str = "fail_run",
+        priority: int = 0,
+        handler: str | None = None,
+        limits: Iterable[LimitRef] = (),
+        when: Mapping[str, Any] | None = None,
+        unless: Mapping[str, Any] | None = None,
+        on_dep_skipped: str = "skip",
+    ) -> Callable[[Handler], Handler]:
+        """Declare a map node (SPEC 16) run by the decorated function once per
+        element of the list at the path ``over`` (``"deps.list.images"``,
+        ``"input.orders"``): each run is an item step, whose context has
+        ``ctx.item`` (the element) and ``ctx.item_index`` (from 0). The map's
+        output is the list of the items' outputs, in order. ``max_items``
+        bounds the list (engine default 10,000, at most 100,000);
+        ``on_item_failure`` is ``"fail"`` (the first discarded item fails the
+        map) or ``"collect"`` (its element of the output is ``{"error": ...,
+        "error_kind": ...}``). The other options are :meth:`step`'s, for each
+        item."""
+        return self._task_node("map", name=name, deps=deps, max_attempts=max_attempts, timeout=timeout,
+                               on_dep_failure=on_dep_failure, priority=priority, handler=handler, limits=limits,
+                               when=when, unless=unless, on_dep_skipped=on_dep_skipped, over=over,
+                               max_items=max_items, on_item_failure=on_item_failure)
 
     def wait(
         self,
