@@ -9,7 +9,7 @@ CYC    := $(VENV)/bin/cyclone
 
 .PHONY: bootstrap db db-stop deploy test test-fast roundtrip engine-guard rework pgtap lint check-python typescript-client pytest demo demo-shards \
 	bench bench-quick \
-	bench-console bench-history \
+	bench-console bench-history bench-maps \
 	screenshots clean
 
 bootstrap:
@@ -93,6 +93,10 @@ bench-quick: db
 
 bench-console: db
 	@$(PY) -m bench.console
+
+# SPEC 16's map nodes (issue 33): reaching, draining and ending maps of 10,000 and 100,000 items; minutes.
+bench-maps: db
+	@$(PY) -m bench.maps
 
 # Issue #19's history targets on today's engine (docs/performance.md); minutes.
 bench-history: db

@@ -311,6 +311,8 @@ class StepOutline:
     state: str
     deps: list[str]
     child_run_id: UUID | None
+    #: a map item's position (SPEC 16); None for a node's own step
+    item_index: int | None = None
 
 
 @dataclass(frozen=True)
@@ -1537,7 +1539,7 @@ class Client:
         creation (``cyclone_v_steps``): a run's picture and its pages of steps."""
         return self._rows(
             StepOutline,
-            "SELECT id, node, kind, state, deps, child_run_id FROM cyclone.cyclone_v_steps "
+            "SELECT id, node, kind, state, deps, child_run_id, item_index FROM cyclone.cyclone_v_steps "
             "WHERE run_id = %s ORDER BY id",
             (_uuid(run_id),),
         )

@@ -20,7 +20,7 @@ import subprocess
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import IO, Any, TypeVar
 from urllib.parse import quote
 
@@ -157,7 +157,7 @@ class Kit:
         return self.wait(f"run {run_id} did not end", lambda: _terminal(self.c.get_run(run_id)), timeout)
 
     def step(self, run_id: Any, node: str) -> StepRow:
-        return next(s for s in self.c.steps(run_id) if s.node == node)
+        return next(s for s in self.c.steps(run_id) if s.node == node and s.item_index is None)
 
     def step_when(self, run_id: Any, node: str, what: str, ok: Callable[[StepRow], bool],
                   timeout: float = WAIT) -> StepRow:
@@ -281,6 +281,37 @@ def permanent(kit: Kit) -> None:
     _expect((s.state, s.error_kind, s.attempt) == ("discarded", "permanent", 1),
             f"the step is {s.state} ({s.error_kind}) after attempt {s.attempt}, not discarded as permanent on 1")
     _expect("permanent by design" in (s.error or ""), f"its error is {s.error!r}")
+
+
+MAP_ITEMS = [10, "twenty", {"thirty": 30}, None]
+
+
+@scenario("map", "each item of a map runs with its item and item_index, and the map ends with their outputs")
+def map_items(kit: Kit) -> None:
+    run = kit.finished(kit.c.submit("conformance_map", {"items": MAP_ITEMS}))
+    _expect(run.state == "completed", f"the run {run.state} ({run.error_kind}: {run.error})")
+    outputs = run.output.get("each") if isinstance(run.output, dict) else None
+    _expect(isinstance(outputs, list) and len(outputs) == len(MAP_ITEMS),
+            f"the map's output is {outputs!r}, not one element per item")
+    assert isinstance(outputs, list)
+    for i, (item, out) in enumerate(zip(MAP_ITEMS, outputs, strict=True)):
+        _expect(isinstance(out, dict) and out.get("item") == item and out.get("item_index") == i,
+                f"item {i} ran with item {(out or {}).get('item')!r} and item_index "
+                f"{(out or {}).get('item_index')!r}, not {item!r} and {i}")
+        _expect(out.get("input") == {"items": MAP_ITEMS} and out.get("attempt") == 1,
+                f"item {i} got input {out.get('input')!r} on attempt {out.get('attempt')!r}")
+
+
+@scenario("snooze", "a snoozed step comes back after its delay on the same attempt, with no error")
+def snoozed(kit: Kit) -> None:
+    until = datetime.now(UTC) + timedelta(seconds=1.5)
+    run_id = kit.c.submit("conformance_snooze", {"until": until.isoformat()})
+    run = kit.finished(run_id)
+    s = kit.step(run_id, "later")
+    _expect(run.state == "completed", f"the run {run.state} ({run.error_kind}: {run.error})")
+    _expect(s.snoozes >= 1, f"the step was snoozed {s.snoozes} times, not once or more")
+    _expect(s.attempt == 1 and s.error is None and kit.c.step_errors(run_id) == [],
+            f"it ended on attempt {s.attempt} with errors {[e.error for e in kit.c.step_errors(run_id)]}")
 
 
 @scenario("heartbeats", "heartbeats keep the lease of a step that runs for several lease TTLs")

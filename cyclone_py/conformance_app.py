@@ -12,10 +12,11 @@ reads its input, its attempt and its cancellation, no more.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from cyclone_py.context import StepContext
-from cyclone_py.errors import Permanent
+from cyclone_py.errors import Permanent, Snooze
 from cyclone_py.workflow import App, Workflow
 
 __all__ = ["WORKFLOWS", "app"]
@@ -25,7 +26,16 @@ HANG_SECONDS = 60.0
 
 
 def echo(ctx: StepContext) -> Any:
-    return {"input": ctx.input, "deps": ctx.deps, "attempt": ctx.attempt}
+    return {"input": ctx.input, "deps": ctx.deps, "attempt": ctx.attempt, "item": ctx.item,
+            "item_index": ctx.item_index}
+
+
+def snooze(ctx: StepContext) -> Any:
+    """Snoozes until the input's ``until`` (an ISO 8601 time on the worker's clock), then completes."""
+    left = (datetime.fromisoformat(ctx.input["until"]) - datetime.now(UTC)).total_seconds()
+    if left > 0:
+        raise Snooze(left)
+    return {"attempt": ctx.attempt}
 
 
 def flaky(ctx: StepContext) -> Any:
@@ -73,7 +83,13 @@ def _workflows() -> list[Workflow]:
     signal_wf = Workflow("conformance_signal")
     signal_wf.wait("approval", signal="approve")
     signal_wf.step(name="after", handler="echo", deps=["approval"])(echo)
-    return [echo_wf, flaky_wf, permanent_wf, sleep_wf, timeout_wf, hang_wf, signal_wf]
+
+    map_wf = Workflow("conformance_map")
+    map_wf.map(name="each", handler="echo", over="input.items")(echo)
+
+    snooze_wf = Workflow("conformance_snooze", max_attempts=1)
+    snooze_wf.step(name="later", handler="snooze")(snooze)
+    return [echo_wf, flaky_wf, permanent_wf, sleep_wf, timeout_wf, hang_wf, signal_wf, map_wf, snooze_wf]
 
 
 app = App(*_workflows())

@@ -211,7 +211,7 @@ class Env:
 
     def step(self, run_id: RunId, node: str) -> StepRow:
         for row in self.client.steps(run_id):
-            if row.node == node:
+            if row.node == node and row.item_index is None:  # the node's own step, not a map's item
                 return row
         raise errors.NotFound(f"run {run_id} has no node {node!r}")
 

@@ -2,7 +2,8 @@
 
 Registers the example workflows, submits a run with plain SQL, runs an
 in-process worker until the run is done (sending the approval signal when the
-run reaches its wait node), and prints the run and its steps.
+run reaches its wait node), and prints the run and its steps: the map's items
+(``pack[0]``...) and the skipped ``gift_wrap`` among them.
 """
 
 from __future__ import annotations
@@ -45,8 +46,8 @@ def short(text: str | None, width: int = 48) -> str | None:
 
 def print_steps(conn: psycopg.Connection[Any], run_id: Any, title: str) -> None:
     rows = conn.execute(
-        "SELECT node, kind, state, attempt, max_attempts, reclaims, error_kind, error, child_run_id "
-        "FROM cyclone.cyclone_v_steps WHERE run_id = %s ORDER BY id",
+        "SELECT node || coalesce('[' || item_index || ']', ''), kind, state, attempt, max_attempts, reclaims, "
+        "error_kind, error, child_run_id FROM cyclone.cyclone_v_steps WHERE run_id = %s ORDER BY id",
         (run_id,),
     ).fetchall()
     print(f"\n{title}")
@@ -74,7 +75,8 @@ def main() -> int:
     worker.run_in_thread()
     try:
         with psycopg.connect(dsn, autocommit=True) as conn:
-            order = {"order_id": 1042, "amount": 99.5, "email": "ada@example.com", "loyalty_account": False}
+            order = {"order_id": 1042, "amount": 99.5, "email": "ada@example.com", "loyalty_account": False,
+                     "lines": [{"sku": "tea-200g", "qty": 8}, {"sku": "mug", "qty": 2}, {"sku": "spoon", "qty": 6}]}
             row = conn.execute(
                 "SELECT cyclone.submit('order_fulfilment', %s::jsonb, interval '10 minutes')",
                 (json.dumps(order),),

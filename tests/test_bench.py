@@ -116,3 +116,15 @@ def test_the_history_bench_reports_every_figure(tmp_path: Path) -> None:
     assert functions["_drop_history_day"]["calls"] == min(results["prune_days"], 10)
     assert "claim+complete p50, history / empty" in proc.stdout
 
+
+
+def test_the_maps_bench_runs_every_section() -> None:
+    """``python -m bench.maps --smoke``: SPEC 16's map measurements (issue 33), each with its ratio."""
+    proc = subprocess.run([sys.executable, "-m", "bench.maps", "--smoke"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    results = json.loads(proc.stdout)
+    assert {"submit_s_100", "submit_s_1000"} <= set(results["reach"])
+    assert {"map_vs_runs", "map_large_vs_small_per_item"} <= set(results["drain"])
+    assert results["fan_in"]["last_item_complete_ms"] > 0
+    assert results["completers"]["map_vs_runs_p95"] > 0

@@ -29,6 +29,8 @@ BROKEN_FOR = {
     "sigkill": "no_tick",
     "sigstop": "dies_on_refusal",
     "sigterm": "no_release",
+    "map": "no_item",
+    "snooze": "no_snooze",
 }
 
 

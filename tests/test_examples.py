@@ -37,6 +37,23 @@ def test_order_completes_after_a_retry_and_the_approval(dsn: str) -> None:
         assert run.output["ship"] == {"order_id": 7, "approved_by": "ops", "invoice": "INV-7"}
         assert run.output["points_email"] == {"sent_to": None}
         assert env.step(run_id, "charge").attempt == 2
+        assert env.step(run_id, "gift_wrap").state == "skipped"  # not a gift
+        assert env.step(run_id, "pack").output == []  # no lines: an empty map
+
+
+def test_a_gift_order_packs_each_line_and_is_wrapped(dsn: str) -> None:
+    with Env(dsn, app) as env:
+        order = {"order_id": 9, "amount": 5, "gift": True, "flaky_processor": False,
+                 "lines": [{"sku": "a", "qty": 13}, {"sku": "b", "qty": 1}]}
+        run_id = env.submit("order_fulfilment", order)
+        env.run_until_idle()
+        env.signal(run_id, "approved", {"by": "ops"})
+        run = env.run_until_complete(run_id)
+        assert run.state == "completed"
+        assert run.output["ship"] == {"order_id": 9, "approved_by": "ops", "invoice": "INV-9", "boxes": 4,
+                                      "gift_wrapped": True}
+        assert env.step(run_id, "pack").output == [{"line": 0, "sku": "a", "boxes": 3},
+                                                   {"line": 1, "sku": "b", "boxes": 1}]
 
 
 def test_order_past_its_deadline_fails_with_deadline(dsn: str) -> None:
@@ -59,6 +76,8 @@ def test_demo_script_runs_an_order_to_completion(dsn: str) -> None:
     assert "sent signal 'approved'" in proc.stdout
     assert "order_fulfilment  completed" in proc.stdout
     assert "points_email  task   cancelled" in proc.stdout
+    assert "pack[2]" in proc.stdout and "gift_wrap     task   skipped" in proc.stdout
+    assert '"boxes": 4' in proc.stdout, "ship counted the boxes of the three packed lines"
 
 
 def test_demo_shards_runs_orders_across_two_shards(embedded_db: object) -> None:

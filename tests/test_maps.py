@@ -3,9 +3,11 @@ harness and by a worker; the definition it makes."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
+from click.testing import Result
 from helpers import assert_consistent, start, step_of, terminal, wait_for
 
 from cyclone_py import Permanent, Worker, Workflow
@@ -81,3 +83,16 @@ def test_a_worker_runs_a_map_of_many_items(dsn: str, client: Client, workers: li
     assert run.output == {"report": 200}
     assert [o["thumb"] for o in step_of(client, run_id, "resize").output] == [f"small-{n}" for n in images]
     assert_consistent(dsn)
+
+
+def test_cyclone_steps_collapses_a_maps_items(dsn: str, invoke: Callable[..., Result]) -> None:
+    with Env(dsn, thumbnails("collect")) as env:
+        run_id = env.submit("thumbnails", {"images": ["a.png", "broken.png", "c.png"], "size": 2})
+        env.run_until_complete(run_id)
+    result = invoke("steps", str(run_id))
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    items_row = next(line for line in lines if "resize ×3" in line)
+    assert "2 completed, 1 discarded" in items_row
+    assert sum(1 for line in lines if line.split()[:2] == ["resize", "map"]) == 1, "one row for the map itself"
+    assert "resize[1]: discarded, permanent" in result.output, "a failed item's error, labelled with its index"

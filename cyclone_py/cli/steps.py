@@ -3,6 +3,7 @@ dead-letter queue (discarded steps)."""
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from uuid import UUID
 
@@ -33,37 +34,77 @@ def steps(settings: Settings, run_id: UUID, as_json: bool) -> None:
     now = client.now()
 
     def next_try(r: StepRow) -> datetime | None:
+        if r.kind == "sleep" and r.state == "waiting":
+            return r.scheduled_at  # when it wakes (SPEC 16)
         due = r.state == "available" and r.scheduled_at is not None and (r.attempt > 0 or r.scheduled_at > now)
         return r.scheduled_at if due else None
 
+    # A map's items are shown as one row under it, their states counted (a map may have 100,000); the
+    # errors of its failed items are listed below the table, the first ITEM_ERRORS_SHOWN of them.
+    own = [r for r in rows if r.item_index is None]
+    items: dict[str, list[StepRow]] = {}
+    for r in rows:
+        if r.item_index is not None:
+            items.setdefault(r.node, []).append(r)
     click.echo(f"run {run_row.id}  {run_row.workflow}  {run_row.state}")
     click.echo()
     headers = ["node", "kind", "state", "attempt", "reclaims", "error kind", "next try", "started", "completed"]
-    with_child = any(r.child_run_id is not None for r in rows)
+    with_child = any(r.child_run_id is not None for r in own)
+    with_progress = any(r.progress is not None for r in rows)
+    table: list[tuple[object, ...]] = []
+    for r in own:
+        table.append((r.node, r.kind, r.state, attempts(r), r.reclaims, r.error_kind, next_try(r), r.started_at,
+                      r.completed_at)
+                     + ((r.child_run_id,) if with_child else ())
+                     + ((_progress(r),) if with_progress else ()))
+        if r.node in items and r.kind == "map":
+            group = items[r.node]
+            table.append((f"  {r.node} ×{len(group):,}", "item", item_summary(group), "", "", "", "", "", "")
+                         + (("",) if with_child else ()) + (("",) if with_progress else ()))
     echo_table(
-        headers + (["child run"] if with_child else []),
-        [
-            (r.node, r.kind, r.state, attempts(r), r.reclaims, r.error_kind, next_try(r), r.started_at,
-             r.completed_at)
-            + ((r.child_run_id,) if with_child else ())
-            for r in rows
-        ],
+        headers + (["child run"] if with_child else []) + (["progress"] if with_progress else []),
+        table,
         empty="no steps",
     )
-    for r in rows:
+    failed_items = [r for group in items.values() for r in group if r.error]
+    for r in own + failed_items[:ITEM_ERRORS_SHOWN]:
+        label = r.node if r.item_index is None else f"{r.node}[{r.item_index}]"
         earlier = history.get(r.id, [])
         if r.error and earlier and (earlier[-1].error, earlier[-1].attempt) == (r.error, r.attempt):
             earlier = earlier[:-1]  # the latest error is the step's own, shown first
         if r.error:
             click.echo()
-            click.echo(f"{r.node}: {r.state}, {r.error_kind or 'error'}, attempt {attempts(r)}")
+            click.echo(f"{label}: {r.state}, {r.error_kind or 'error'}, attempt {attempts(r)}")
             _echo_indented(r.error)
         for e in reversed(earlier):
             click.echo()
             by = f", worker {e.worker}" if e.worker else ""
-            click.echo(f"{r.node}: attempt {e.attempt} {'discarded' if e.discarded else 'failed'}, "
+            click.echo(f"{label}: attempt {e.attempt} {'discarded' if e.discarded else 'failed'}, "
                        f"{e.error_kind}{by}, {cell(e.at)}")
             _echo_indented(e.error)
+    if len(failed_items) > ITEM_ERRORS_SHOWN:
+        click.echo()
+        click.echo(f"... and {len(failed_items) - ITEM_ERRORS_SHOWN:,} more failed items (--json lists every step)")
+
+
+#: The failed items of a map whose errors ``cyclone steps`` prints.
+ITEM_ERRORS_SHOWN = 10
+
+
+def item_summary(group: list[StepRow]) -> str:
+    """A map's items by state, most first: ``9,990 completed, 10 running``."""
+    counts: dict[str, int] = {}
+    for r in group:
+        counts[r.state] = counts.get(r.state, 0) + 1
+    return ", ".join(f"{n:,} {state}" for state, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def _progress(r: StepRow) -> str:
+    """A step's progress as the table shows it: its JSON, cut to 30 characters."""
+    if r.progress is None:
+        return ""
+    text = json.dumps(r.progress, separators=(",", ":"))
+    return text if len(text) <= 30 else text[:29] + "…"
 
 
 def _echo_indented(text: str) -> None:

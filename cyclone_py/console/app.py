@@ -387,11 +387,14 @@ class Console:
         explained = {s.node: why[s.id] for s in waiting if s.id in why}
         links = {}
         for i, s in enumerate(outline):
+            if s.item_index is not None:
+                continue  # a map's item: the picture draws its map, one node (SPEC 16)
             on = i // STEP_PAGE + 1
             links[s.node] = (f"/runs/{s.child_run_id}" if s.child_run_id is not None
                              else f"#step-{i}" if on == number else f"/runs/{rid}?steps={on}#step-{i}")
-        picture = self.layouts.picture([GraphNode(s.node, s.kind, s.deps) for s in outline],
-                                       {s.node: s.state for s in outline}, links)
+        nodes = [s for s in outline if s.item_index is None]
+        picture = self.layouts.picture([GraphNode(s.node, s.kind, s.deps) for s in nodes],
+                                       {s.node: s.state for s in nodes}, links)
         before = decode_cursor(q.get("errors"), numeric=True)
         history = self.client.error_history(rid, before=before, limit=ERROR_PAGE, chars=LIST_ERROR_CHARS)
         audit = self.client.audit(rid)

@@ -58,7 +58,8 @@ MAX_NODES = 300
 MAX_EDGES = 600
 
 SHAPES = {"task": 'shape=box style="rounded,filled"', "wait": 'shape=hexagon style=filled',
-          "child": 'shape=box3d style=filled'}
+          "child": 'shape=box3d style=filled', "sleep": 'shape=ellipse style=filled',
+          "map": 'shape=folder style=filled'}
 
 _SVG = "http://www.w3.org/2000/svg"
 _XLINK = "http://www.w3.org/1999/xlink"

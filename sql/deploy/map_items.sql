@@ -23,8 +23,21 @@ ALTER TABLE cyclone.cyclone_steps
 CREATE INDEX cyclone_steps_open_items
     ON cyclone.cyclone_steps (run_id, node) WHERE item_index IS NOT NULL AND finished_at IS NULL;
 
--- The day tables: their own unique index on (run_id, node), from LIKE ... INCLUDING INDEXES, goes, and the
--- new key is made in its place (a day table would refuse the items of an archived run).
+-- The day tables: their own unique key on (run_id, node), from LIKE ... INCLUDING INDEXES, goes, and the
+-- new key is made in its place, as a constraint as LIKE makes it (a day table would refuse the items of an
+-- archived run). _drop_unique drops a unique index, or the constraint it is the index of; it is this
+-- script's and its revert's only.
+CREATE FUNCTION cyclone._drop_unique(p_table regclass, p_index regclass) RETURNS void LANGUAGE plpgsql AS $f$
+DECLARE
+    v_constraint name := (SELECT c.conname FROM pg_constraint c WHERE c.conrelid = p_table AND c.conindid = p_index);
+BEGIN
+    IF v_constraint IS NULL THEN
+        EXECUTE format('DROP INDEX %s', p_index);
+    ELSE
+        EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', p_table, v_constraint);
+    END IF;
+END
+$f$;
 DO $$
 DECLARE
     v_day regclass;
@@ -32,19 +45,21 @@ DECLARE
 BEGIN
     FOR v_day IN SELECT i.inhrelid::regclass FROM pg_inherits i
                   WHERE i.inhparent = 'cyclone.cyclone_steps'::regclass LOOP
+        -- LIKE ... INCLUDING INDEXES copied step_node_unique as a unique constraint of the day table's own.
         FOR v_index IN
             SELECT x.indexrelid::regclass FROM pg_index x
-             WHERE x.indrelid = v_day AND x.indisunique AND NOT x.indisprimary
-               AND x.indkey::int2[] = ARRAY(SELECT a.attnum FROM pg_attribute a
-                                              WHERE a.attrelid = v_day AND a.attname IN ('run_id', 'node')
-                                              ORDER BY a.attname = 'node')::int2[]
+             WHERE x.indrelid = v_day AND x.indisunique AND NOT x.indisprimary AND x.indnatts = 2
+               AND (SELECT a.attname FROM pg_attribute a WHERE a.attrelid = v_day AND a.attnum = x.indkey[0]) = 'run_id'
+               AND (SELECT a.attname FROM pg_attribute a WHERE a.attrelid = v_day AND a.attnum = x.indkey[1]) = 'node'
         LOOP
-            EXECUTE format('DROP INDEX %s', v_index);
+            PERFORM cyclone._drop_unique(v_day, v_index);
         END LOOP;
-        EXECUTE format('CREATE UNIQUE INDEX ON %s (run_id, item_index, node) NULLS NOT DISTINCT', v_day);
+        EXECUTE format('ALTER TABLE %s ADD UNIQUE NULLS NOT DISTINCT (run_id, item_index, node)', v_day);
     END LOOP;
 END
 $$;
+
+DROP FUNCTION cyclone._drop_unique(regclass, regclass);
 
 COMMIT;
 

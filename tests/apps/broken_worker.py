@@ -29,6 +29,10 @@ def _no_deps(self: Worker, shard: Any, step: Any) -> None:
     _start_step(self, shard, dataclasses.replace(step, deps={}))
 
 
+def _no_item(self: Worker, shard: Any, step: Any) -> None:
+    _start_step(self, shard, dataclasses.replace(step, item=None, item_index=None))
+
+
 def _keep_running(self: Worker, active: Any, reason: str, shard: Any) -> None:
     active.lost = True  # and the handler is never told
 
@@ -78,6 +82,10 @@ DEFECTS: dict[str, Callable[[], None]] = {
     "dies_on_refusal": _patch((Worker, "_lose", _exit_on_lost_lease), (Client, "complete_many", _exit_on_refusal)),
     # sigterm: leaves the steps it abandons to their leases
     "no_release": _patch((Worker, "_release", lambda self, dropped: 0)),
+    # map: hands a map's items no item (nor their index)
+    "no_item": _patch((Worker, "_start_step", _no_item)),
+    # snooze: reports a snooze as an ordinary error
+    "no_snooze": _patch((errors, "Snooze", type("NotSnooze", (Exception,), {"__init__": lambda self, d: None}))),
 }
 
 if __name__ == "__main__":

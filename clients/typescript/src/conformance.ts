@@ -3,12 +3,12 @@
 //
 //   npm run build && cyclone conformance -- node clients/typescript/dist/conformance.js
 //
-// It serves the kit's five handlers with the settings the kit requires (a lease
+// It serves the kit's six handlers with the settings the kit requires (a lease
 // TTL of at most 3 s, a poll of at most 1 s, a shutdown grace of at most 2 s,
 // max_reclaims 0, a concurrency of 1 to 4). The kit defines the workflows; the
 // handlers use only their input, attempt and cancellation signal.
 import { setTimeout as wait } from 'node:timers/promises';
-import { Permanent, Worker, type StepContext } from './worker.js';
+import { Permanent, Snooze, Worker, type StepContext } from './worker.js';
 
 const dsn = process.env.CYCLONE_DSN; // postgresql://user@/db?host=/socket/dir&port=5432
 if (!dsn) {
@@ -29,14 +29,21 @@ const input = (ctx: StepContext) => (ctx.input ?? {}) as Record<string, unknown>
 const worker = new Worker({
   dsn,
   workflows: ['conformance_echo', 'conformance_flaky', 'conformance_permanent', 'conformance_sleep',
-    'conformance_timeout', 'conformance_hang', 'conformance_signal'],
+    'conformance_timeout', 'conformance_hang', 'conformance_signal', 'conformance_map', 'conformance_snooze'],
   concurrency: 2, // registered as info.concurrency: the kit fills that many handlers
   leaseTtlSeconds: 2,
   pollIntervalSeconds: 0.2,
   shutdownGraceSeconds: 1,
   maxReclaims: 0,
   handlers: {
-    echo: (ctx) => ({ input: ctx.input, deps: ctx.deps, attempt: ctx.attempt }),
+    echo: (ctx) => ({ input: ctx.input, deps: ctx.deps, attempt: ctx.attempt, item: ctx.item ?? null,
+      item_index: ctx.itemIndex ?? null }),
+    // Snoozes until the input's `until` (an ISO 8601 time on this machine's clock), then completes.
+    snooze: (ctx) => {
+      const left = (Date.parse(String(input(ctx).until)) - Date.now()) / 1000;
+      if (left > 0) throw new Snooze(left);
+      return { attempt: ctx.attempt };
+    },
     flaky: (ctx) => {
       if (ctx.attempt <= Number(input(ctx).fail_times ?? 0)) throw new Error(`flaky: attempt ${ctx.attempt} fails by design`);
       return { attempt: ctx.attempt };

@@ -16,6 +16,17 @@ export class Permanent extends Error {
   override name = 'Permanent';
 }
 
+/**
+ * Throw this from a handler to hand the step back, to run again after `seconds`
+ * (0 to 365 days) on the same attempt, with no error recorded (SPEC 16).
+ */
+export class Snooze extends Error {
+  override name = 'Snooze';
+  constructor(readonly seconds: number) {
+    super(`snoozed for ${seconds} s`);
+  }
+}
+
 export interface StepContext {
   stepId: string; // bigint, as decimal text: ids may exceed 2^53
   runId: string;
@@ -346,6 +357,17 @@ export class Worker {
         if (isTransient(err)) return this.log('warn', 'result not reported: the lease will decide', { ...ids, error: String(err) });
         // complete refused the output itself (over 1 MiB, deeper than 100 levels, \u0000...): fail the attempt.
         result = { ok: false, err: new Error(`the engine refused the output: ${(err as Error).message}`) };
+      }
+    }
+    if (result.err instanceof Snooze && Number.isFinite(result.err.seconds) && result.err.seconds >= 0
+        && result.err.seconds <= 365 * 86400) {
+      try {
+        const row = await this.report('SELECT cyclone.snooze($1, $2, $3, make_interval(secs => $4)) AS ok',
+          [r.step_id, this.name, r.lease_generation, result.err.seconds]);
+        return this.log(row.ok ? 'info' : 'warn', row.ok ? 'step snoozed' : 'snooze refused: the lease is no longer ours',
+          { ...ids, seconds: result.err.seconds });
+      } catch (err) {
+        return this.log('warn', 'snooze not reported: the lease will decide', { ...ids, error: String(err) });
       }
     }
     const kind = result.err instanceof Permanent ? 'permanent' : 'error';
