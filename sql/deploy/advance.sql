@@ -181,8 +181,12 @@ REVOKE ALL ON FUNCTION cyclone._timestamp_of(jsonb) FROM PUBLIC;
 -- checked its conditions) with p_list, the value at its "over" path: one step of kind
 -- item per element, in one statement, each with the map's node name, its position
 -- (item_index, from 0) and its element (item), available now, running the map's
--- handler with its max_attempts, timeout, priority, limit buckets, deps and the run
--- input (a claim gives an item the map's dependencies' outputs); the map waits. An
+-- handler with its max_attempts, timeout, priority, limit buckets and deps (a claim
+-- gives an item the map's dependencies' outputs); the map waits. An item's own input
+-- column is {}: claim gives it the run's input from the run row, where every other
+-- step has its copy. A copy an item would cost the map n copies of the input, which
+-- often holds the list itself: 100,000 items over a 400 KB input took 6.8 s to reach,
+-- against 0.14 s for 10,000. An
 -- empty list completes the map at once with output []; a value that is not a list, or
 -- one longer than max_items, discards the map as bad_input (the failure policy
 -- applies), saying which. Item ids encode the run's partition, as _insert_steps' do:
@@ -219,7 +223,7 @@ BEGIN
         OVERRIDING SYSTEM VALUE
         SELECT nextval('cyclone.cyclone_steps_id_seq') * v_count + v_map.id % v_count, v_map.run_id, v_map.workflow,
                v_map.node, v_map.handler, 'item', 'available', v_map.deps, v_map.on_dep_failure, v_map.priority,
-               v_map.max_attempts, v_map.timeout, v_map.input, v_now, v_map.buckets, v_map.queue_bucket,
+               v_map.max_attempts, v_map.timeout, '{}', v_now, v_map.buckets, v_map.queue_bucket,
                v_map.fair_bucket, e.ord - 1, e.value
           FROM jsonb_array_elements(p_list) WITH ORDINALITY AS e(value, ord);
         PERFORM cyclone._wake();

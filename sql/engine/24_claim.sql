@@ -43,7 +43,8 @@
 --     fail must name it, so a worker whose lease was reclaimed changes nothing.
 --
 -- Returns one row per step, in claim order: step_id, run_id, workflow (the run's), node, handler, kind,
--- attempt, max_attempts, lease_generation (the new one, to pass back), timeout, input, deps (each
+-- attempt, max_attempts, lease_generation (the new one, to pass back), timeout, input (the run's: a step's
+-- copy, or for a map's item, whose copy is {}, the run row's; 22_advance.sql's _reach_map says why), deps (each
 -- completed dependency's node name mapped to its output; a skipped one is left out, SPEC 16; {} when none),
 -- traceparent (the run's W3C trace context, SPEC 14) and previous_span (the span of the step's last failed execution, fail()'s failed_span, which the
 -- retry's span links to), and lease_expiry (when the lease runs out unless renewed: now + p_lease_ttl, so
@@ -176,7 +177,7 @@ BEGIN
                   s.item_index
     )
     SELECT c.id, c.run_id, r.workflow, c.node, c.handler, c.kind, c.attempt, c.max_attempts,
-           c.lease_generation, c.timeout, c.input,
+           c.lease_generation, c.timeout, CASE WHEN c.item_index IS NULL THEN c.input ELSE r.input END,
            CASE WHEN cardinality(c.deps) = 0 THEN '{}'::jsonb
                 ELSE (SELECT coalesce(jsonb_object_agg(d.node, d.output), '{}')
                         FROM ONLY cyclone_steps d
