@@ -506,7 +506,18 @@ class EngineMachine(RuleBasedStateMachine):
     def fail(self, data: st.DataObject, permanent: bool, later: bool) -> None:
         self._fail(data.draw(st.sampled_from(self._held()), label="lease"), permanent, later)
 
-    @rule(lease=leases, call=st.sampled_from(["renew", "complete", "fail"]), other_worker=st.booleans())
+    @precondition(_has_lease)
+    @rule(data=st.data(), later=st.booleans())
+    def snooze(self, data: st.DataObject, later: bool) -> None:
+        self._snooze(data.draw(st.sampled_from(self._held()), label="lease"), later)
+
+    @precondition(_has_lease)
+    @rule(data=st.data(), value=st.sampled_from([0.5, {"done": 1, "total": 3}, "half", None]))
+    def progress(self, data: st.DataObject, value: Any) -> None:
+        self._progress(data.draw(st.sampled_from(self._held()), label="lease"), value)
+
+    @rule(lease=leases, call=st.sampled_from(["renew", "complete", "fail", "snooze", "progress"]),
+          other_worker=st.booleans())
     def report_any_lease(self, lease: Lease, call: str, other_worker: bool) -> None:
         """A report with a lease that may be long lost (or another worker's name)."""
         if other_worker:
@@ -515,8 +526,28 @@ class EngineMachine(RuleBasedStateMachine):
             self._renew(lease, False)
         elif call == "complete":
             self._complete(lease)
+        elif call == "snooze":
+            self._snooze(lease, False)
+        elif call == "progress":
+            self._progress(lease, 1)
         else:
             self._fail(lease, False, False)
+
+    def _snooze(self, lease: Lease, later: bool) -> None:
+        """SPEC 16: the step goes back to available after the delay, on the same attempt (like a reclaim)."""
+        step = self._current(lease)
+        taken = self.client.snooze(lease.step_id, lease.worker, lease.generation, LATER if later else timedelta(0))
+        assert taken is (step is not None)
+        if step is not None:
+            step.state, step.owner, step.rerun = "available", None, True
+            step.due_epoch = self.epoch + 1 if later else self.epoch
+
+    def _progress(self, lease: Lease, value: Any) -> None:
+        """SPEC 16: kept on a step whose lease is current, refused otherwise; no transition."""
+        step = self._current(lease)
+        assert self.client.progress(lease.step_id, lease.worker, lease.generation, value) is (step is not None)
+        if step is not None:
+            assert self.client.step(lease.step_id).progress == value
 
     def _renew(self, lease: Lease, other_worker: bool) -> None:
         worker = next(w for w in WORKERS if w != lease.worker) if other_worker else lease.worker
