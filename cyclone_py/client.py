@@ -362,6 +362,11 @@ class StepDetail:
     child_run_id: UUID | None
     input: Any
     output: Any
+    #: SPEC 16: the latest progress and when, the snoozes, a map item's position (None otherwise)
+    progress: Any = None
+    progress_at: datetime | None = None
+    snoozes: int = 0
+    item_index: int | None = None
 
 
 @dataclass(frozen=True)
@@ -421,7 +426,7 @@ _SUMMARY_COLUMNS = (
 _DETAIL_COLUMNS = (
     "id, run_id, node, handler, kind, state, deps, attempt, max_attempts, reclaims, error, error_kind, "
     "scheduled_at, started_at, completed_at, timeout, lease_owner, lease_expiry, heartbeat_at, signal, "
-    "max_wait, wait_expires_at, child_run_id, input, output"
+    "max_wait, wait_expires_at, child_run_id, input, output, progress, progress_at, snoozes, item_index"
 )
 #: Characters of each dead letter's error a page of them carries (the step's page has it whole).
 PAGE_ERROR_CHARS = 1000

@@ -4,7 +4,8 @@ real ``cyclone ui`` on a real database, with a real worker.
 
 Open the overview, filter the runs, open a run with a failed step, see its
 DAG (one SVG node per step, coloured by state), retry the step from the page
-with a reason, and see the run complete once the worker picks it up; a run
+with a reason, and see the run complete once the worker picks it up; watch a
+waiting run's page follow it to its end without a reload; a run
 whose node name and error hold ``<script>`` shows them as text. The test
 saves screenshots of the overview, the run page and the dead letters into
 ``.cyclone/screenshots/`` (ignored); ``make screenshots`` copies them to
@@ -142,6 +143,18 @@ def test_the_console_in_a_browser(dsn: str, client: Client, workers: list[Worker
     child = next(s.child_run_id for s in client.run_steps(shop) if s.node == "invoice")
     page.click(f"#steps a[href='/runs/{child}']")
     expect(page.locator("dl.fields")).to_contain_text(str(shop))  # the child names its parent
+
+    # A run that is not over follows itself (SPEC 16): signalled behind the page's back, its page shows the
+    # wait completed and the run completed, without a reload (a mark set on the window survives).
+    page.goto(f"{ui.url}/runs/{waiting}")
+    expect(page.locator("#live")).to_have_count(1)
+    page.evaluate("window.__notReloaded = true")
+    client.signal(waiting, "approve", {"by": "the browser test"})
+    expect(page.locator("h1")).to_contain_text("completed", timeout=15_000)
+    expect(page.locator('#steps tr[data-node="approve"]')).to_have_attribute("data-state", "completed")
+    expect(page.locator('figure.dag g.node[data-node="approve"]')).to_have_attribute("data-state", "completed")
+    assert page.evaluate("window.__notReloaded") is True
+    expect(page.locator("#live")).to_have_count(1)  # the page it started with; the fetched one had none
 
     # The dead letters: the hostile run's, its node name and error as text.
     page.click("nav >> text=Dead letters")

@@ -112,7 +112,7 @@ ACTION_FUNCTIONS = {
 _STATUS = ((errors.NotFound, 404), (errors.WrongState, 409), (errors.InvalidArgument, 400),
            (errors.PermissionDenied, 403), (errors.DatabaseUnavailable, 503), (errors.UndecodableValue, 502))
 
-_CSP = ("default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; "
+_CSP = ("default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; connect-src 'self'; "
         "form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 
 
@@ -384,7 +384,7 @@ class Console:
         now = self.client.now()
         waiting = [s for s in steps if s.state not in TERMINAL_STEP_STATES and s.state != "running"]
         why = self.client.explain_steps([s.id for s in waiting]) if waiting else {}
-        explained = {s.node: why[s.id] for s in waiting if s.id in why}
+        explained = {s.id: why[s.id] for s in waiting if s.id in why}
         links = {}
         for i, s in enumerate(outline):
             if s.item_index is not None:
