@@ -243,10 +243,15 @@ AS $$
 DECLARE
     v_map cyclone.cyclone_steps;
 BEGIN
-    SELECT m.* INTO v_map FROM ONLY cyclone_steps m WHERE m.id = p_map_id AND m.state = 'waiting' FOR UPDATE;
+    -- Read, then locked only once it is the end: most calls (an item that was not the last) lock nothing.
+    SELECT m.* INTO v_map FROM ONLY cyclone_steps m WHERE m.id = p_map_id AND m.state = 'waiting';
     IF NOT FOUND OR EXISTS (SELECT 1 FROM ONLY cyclone_steps i
                              WHERE i.run_id = v_map.run_id AND i.node = v_map.node
                                AND i.item_index IS NOT NULL AND i.finished_at IS NULL) THEN
+        RETURN false;
+    END IF;
+    PERFORM 1 FROM ONLY cyclone_steps m WHERE m.id = p_map_id AND m.state = 'waiting' FOR UPDATE;
+    IF NOT FOUND THEN
         RETURN false;
     END IF;
     UPDATE ONLY cyclone_steps
