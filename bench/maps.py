@@ -14,6 +14,9 @@
 4. completers  8 threads, each claiming one step and completing it alone, over one
             map of 2,000 items, and over 2,000 unrelated single-step runs: the
             p95 of the complete() calls. Target: the map's at most 2x the runs'.
+5. chain    the same drain over runs of a 1,000-node chain, against runs of a
+            1->8->1 DAG, the same number of steps: the time a step. Target: the
+            chain's at most 1.2x the DAG's.
 
 Prints one JSON object; not a timed test. The SQL path only: a worker's own costs
 (decoding, handler threads) are bench/sections.py's.
@@ -172,11 +175,36 @@ def _complete_concurrently(dsn: str, threads: int) -> list[float]:
     return latencies
 
 
+def chain(dbs: harness.Databases, length: int, steps: int) -> dict[str, Any]:
+    """Drains runs of a chain of ``length`` nodes and runs of a 1->8->1 DAG, ``steps`` steps each way."""
+    out: dict[str, Any] = {"chain_nodes": length, "steps": steps}
+    shapes = {
+        "chain": [{"name": f"n{i}", "deps": [f"n{i - 1}"] if i else []} for i in range(length)],
+        "dag": ([{"name": "head"}] + [{"name": f"m{i}", "deps": ["head"]} for i in range(8)]
+                + [{"name": "tail", "deps": [f"m{i}" for i in range(8)]}]),
+    }
+    for kind, nodes in shapes.items():
+        dsn = dbs.fresh(f"chain_{kind}")
+        try:
+            _define(dsn)
+            with harness.connect(dsn) as c:
+                c.execute("SELECT cyclone.define_workflow(%s, %s)", (f"bench_{kind}", Jsonb({"nodes": nodes})))
+                c.execute("SELECT cyclone.submit_many(%s, array_fill('{}'::jsonb, ARRAY[%s]))",
+                          (f"bench_{kind}", max(1, steps // len(nodes))))
+                harness.analyze(c, "cyclone.cyclone_steps", "cyclone.cyclone_runs")
+                done, seconds = _drain(c)
+                out[f"{kind}_us_per_step"] = round(seconds / done * 1e6, 1)
+        finally:
+            dbs.drop(dsn)
+    out["chain_vs_dag"] = round(out["chain_us_per_step"] / out["dag_us_per_step"], 2)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.maps", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes")
     parser.add_argument("--smoke", action="store_true", help="tiny sizes (the numbers mean nothing)")
-    parser.add_argument("--only", default="reach,drain,fan_in,completers")
+    parser.add_argument("--only", default="reach,drain,fan_in,completers,chain")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s bench: %(message)s", datefmt="%H:%M:%S")
     small, large, completed = ((100, 1_000, 200) if args.smoke else
@@ -198,6 +226,8 @@ def main(argv: list[str] | None = None) -> int:
             results["fan_in"] = fan_in(dbs, small)
         if "completers" in only:
             results["completers"] = completers(dbs, completed)
+        if "chain" in only:
+            results["chain"] = chain(dbs, 100 if args.smoke else 1_000, 200 if args.smoke else 5_000)
     finally:
         dbs.drop_all()
     print(json.dumps(results, indent=2))

@@ -128,3 +128,4 @@ def test_the_maps_bench_runs_every_section() -> None:
     assert {"map_vs_runs", "map_large_vs_small_per_item"} <= set(results["drain"])
     assert results["fan_in"]["last_item_complete_ms"] > 0
     assert results["completers"]["map_vs_runs_p95"] > 0
+    assert results["chain"]["chain_vs_dag"] > 0
