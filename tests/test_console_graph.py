@@ -147,3 +147,13 @@ def test_dot_past_its_timeout_is_killed_and_the_shape_remembered_without_a_pictu
         assert layouts.picture(SHOP, {}, {}).status == "failed" and layouts.layouts_made == 1
     finally:
         layouts.close()
+
+
+def test_a_note_follows_a_nodes_state_in_its_title() -> None:
+    """SPEC 16: a map node is drawn once; its title counts its items."""
+    layouts = Layouts()
+    nodes = [GraphNode("list", "task", []), GraphNode("resize", "map", ["list"])]
+    svg = layouts.render(nodes, {"resize": "waiting"}, {}) or ""
+    assert "<title>resize: waiting</title>" in svg
+    noted = layouts.picture(nodes, {"resize": "waiting"}, {}, {"resize": "2 of 3 items done"}).svg or ""
+    assert "<title>resize: waiting (2 of 3 items done)</title>" in noted

@@ -634,3 +634,22 @@ def test_html_in_the_names_of_workflows_nodes_limits_schedules_and_workers_comes
         assert "&lt;b&gt;lim&lt;/b&gt;" in h.get("/limits").text
         assert "&lt;script&gt;s&lt;/script&gt;" in h.get("/schedules").text
         assert "&lt;b&gt;worker&lt;/b&gt;" in h.get("/").text
+
+
+def test_a_run_page_draws_a_map_once_and_lists_its_items(dsn: str, client: Client, start_ui: type[UI]) -> None:
+    """SPEC 16: a map node is one node of the picture, titled with its items' count; its items are steps
+    ``node[index]``; a waiting run's page carries the marker its script follows it by; progress is shown."""
+    client.define_workflow("fan", {"nodes": [{"name": "each", "kind": "map", "over": "input.items"}]})
+    run = client.submit("fan", {"items": ["a", "b", "c"]})
+    (first, *_) = sorted(client.claim("w1", None, 10, 30.0), key=lambda s: s.item_index or 0)
+    assert client.progress(first.step_id, "w1", first.lease_generation, {"done": 1})
+    client.complete(first.step_id, "w1", first.lease_generation, "A")
+    ui = start_ui(dsn)
+    with http(ui) as h:
+        page = h.get(f"/runs/{run}")
+    assert page.status_code == 200, page.text
+    assert page.text.count('data-node="each" data-state=') == 1 + 1 + 3  # the picture's node; the map's row and 3 items
+    assert "each: waiting (1 of 3 items done)" in page.text
+    assert "each[0]" in page.text and "each[2]" in page.text
+    assert 'id="live"' in page.text
+    assert re.search(r"progress <code>\{(&#34;|\")done(&#34;|\"): 1\}</code>", page.text), "the progress"

@@ -393,8 +393,14 @@ class Console:
             links[s.node] = (f"/runs/{s.child_run_id}" if s.child_run_id is not None
                              else f"#step-{i}" if on == number else f"/runs/{rid}?steps={on}#step-{i}")
         nodes = [s for s in outline if s.item_index is None]
+        items: dict[str, list[str]] = {}
+        for s in outline:
+            if s.item_index is not None:
+                items.setdefault(s.node, []).append(s.state)
+        notes = {node: f"{sum(1 for st in states if st in TERMINAL_STEP_STATES):,} of {len(states):,} items done"
+                 for node, states in items.items()}
         picture = self.layouts.picture([GraphNode(s.node, s.kind, s.deps) for s in nodes],
-                                       {s.node: s.state for s in nodes}, links)
+                                       {s.node: s.state for s in nodes}, links, notes)
         before = decode_cursor(q.get("errors"), numeric=True)
         history = self.client.error_history(rid, before=before, limit=ERROR_PAGE, chars=LIST_ERROR_CHARS)
         audit = self.client.audit(rid)

@@ -329,16 +329,19 @@ class Layouts:
             return f"dot's drawing was refused ({exc})"
 
     def picture(self, nodes: Sequence[GraphNode], states: Mapping[str, str],
-                links: Mapping[str, str]) -> Picture:
+                links: Mapping[str, str], notes: Mapping[str, str] | None = None) -> Picture:
         """The run's picture: the layout with each node's state as a class
         (``step-<state>``) and ``data-state``, its link and its title
-        (``name: state``) put in its slots, each escaped."""
+        (``name: state``, then the node's note if any: a map's item counts)
+        put in its slots, each escaped."""
+        notes = notes or {}
         layout = self.layout(nodes)
         if isinstance(layout, Picture):
             return layout
         values = {"state": [str(escape(states.get(n.name, "unknown"))) for n in nodes],
                   "link": [str(escape(links.get(n.name, f"#step-{i}"))) for i, n in enumerate(nodes)],
-                  "title": [str(escape(f"{n.name}: {states.get(n.name, 'unknown')}")) for n in nodes]}
+                  "title": [str(escape(f"{n.name}: {states.get(n.name, 'unknown')}"
+                                       + (f" ({notes[n.name]})" if n.name in notes else ""))) for n in nodes]}
         out = [p if isinstance(p, str) else values[p[0]][p[1]] for p in layout]
         return Picture("drawn", Markup("".join(out)))
 
