@@ -178,7 +178,7 @@ def _complete_concurrently(dsn: str, threads: int) -> list[float]:
 def chain(dbs: harness.Databases, length: int, steps: int) -> dict[str, Any]:
     """Drains runs of a chain of ``length`` nodes and runs of a 1->8->1 DAG, ``steps`` steps each way."""
     out: dict[str, Any] = {"chain_nodes": length, "steps": steps}
-    shapes = {
+    shapes: dict[str, list[dict[str, Any]]] = {
         "chain": [{"name": f"n{i}", "deps": [f"n{i - 1}"] if i else []} for i in range(length)],
         "dag": ([{"name": "head"}] + [{"name": f"m{i}", "deps": ["head"]} for i in range(8)]
                 + [{"name": "tail", "deps": [f"m{i}" for i in range(8)]}]),

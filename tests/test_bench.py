@@ -129,3 +129,12 @@ def test_the_maps_bench_runs_every_section() -> None:
     assert results["fan_in"]["last_item_complete_ms"] > 0
     assert results["completers"]["map_vs_runs_p95"] > 0
     assert results["chain"]["chain_vs_dag"] > 0
+
+
+def test_the_progress_bench_compares_a_drain_with_and_without_progress() -> None:
+    """``python -m bench.progress --smoke``: SPEC 16's progress target, a ratio of two drains."""
+    proc = subprocess.run([sys.executable, "-m", "bench.progress", "--smoke"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    results = json.loads(proc.stdout)
+    assert results["ratio"] > 0 and results["drain_steps_s"] > 0 and results["progress_calls_s"] > 0
