@@ -96,3 +96,12 @@ def test_cyclone_steps_collapses_a_maps_items(dsn: str, invoke: Callable[..., Re
     assert "2 completed, 1 discarded" in items_row
     assert sum(1 for line in lines if line.split()[:2] == ["resize", "map"]) == 1, "one row for the map itself"
     assert "resize[1]: discarded, permanent" in result.output, "a failed item's error, labelled with its index"
+
+
+def test_cyclone_run_names_the_items_a_run_waits_on(dsn: str, client: Client, invoke: Callable[..., Result]) -> None:
+    client.define_workflow("fan", {"nodes": [{"name": "each", "kind": "map", "over": "input.items"}]})
+    run_id = client.submit("fan", {"items": list(range(12))})
+    result = invoke("run", str(run_id))
+    assert result.exit_code == 0, result.output
+    assert "each: waiting for its items: 0 of 12 done" in result.output
+    assert "each[0]: claimable" in result.output and "... and " in result.output

@@ -42,6 +42,8 @@ def explain_text(e: Explanation, step: StepRow | None = None, *, now: datetime |
         return "skipped: its condition did not hold, or a dependency was skipped"
     if reason == "sleeping":
         return f"sleeping until {_at(e.until, now)}"
+    if reason == "waiting_items":
+        return f"waiting for its items: {e.raw.get('done', 0):,} of {e.raw.get('total', 0):,} done"
     if reason == "waiting_signal":
         return f"waiting for signal {e.signal!r}"
     if reason == "waiting_child":

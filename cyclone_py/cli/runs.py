@@ -31,8 +31,8 @@ WAITING_EXPLAINED = 50  # steps explained at most for one run (one explain_step 
 
 def _explained(client: Client, step: StepRow, now: datetime) -> dict[str, Any]:
     e = client.explain_step(step.id)
-    return {"step_id": step.id, "run_id": step.run_id, "workflow": step.workflow, "node": step.node, **e.raw,
-            "text": explain_text(e, step, now=now)}
+    return {"step_id": step.id, "run_id": step.run_id, "workflow": step.workflow, "node": step.node,
+            "item_index": step.item_index, **e.raw, "text": explain_text(e, step, now=now)}
 
 
 def waiting_on(client: Client, run_id: UUID) -> list[dict[str, Any]]:
@@ -45,8 +45,14 @@ def waiting_on(client: Client, run_id: UUID) -> list[dict[str, Any]]:
     return [_explained(client, r, now) for r in rows[:WAITING_EXPLAINED]]
 
 
+def _label(w: Mapping[str, Any]) -> str:
+    """A step as the lines name it: its node, and a map item's index (``resize[3]``)."""
+    index = w.get("item_index")
+    return str(w["node"]) if index is None else f"{w['node']}[{index}]"
+
+
 def waiting_lines(waiting: Sequence[Mapping[str, Any]]) -> list[str]:
-    lines = [f"{w['node']}: {w['text']}" for w in waiting[:WAITING_SHOWN]]
+    lines = [f"{_label(w)}: {w['text']}" for w in waiting[:WAITING_SHOWN]]
     if len(waiting) > WAITING_SHOWN:
         lines.append(f"... and {len(waiting) - WAITING_SHOWN} more (cyclone run RUN_ID --json)")
     return lines
