@@ -183,3 +183,22 @@ def test_priority_orders_the_claims(dsn: str, client: Client) -> None:
     assert client.get_run_row(low).priority == 10
     claimed = client.claim("w", None, 3)
     assert [c.run_id for c in claimed] == [batch, plain, low]
+
+
+def test_an_async_handler_snoozes_and_reports_progress(dsn: str) -> None:
+    wf = Workflow("async_snoozy")
+    seen: list[int] = []
+
+    @wf.step()
+    async def poll(ctx: StepContext) -> Any:
+        ctx.progress({"polls": len(seen) + 1})
+        seen.append(ctx.attempt)
+        if len(seen) == 1:
+            raise Snooze(30)
+        return "ready"
+
+    with Env(dsn, wf) as env:
+        run_id = env.submit("async_snoozy")
+        run = env.run_until_complete(run_id, advance=True)
+        step = env.client.steps(run_id)[0]
+        assert (run.state, seen, step.snoozes, step.progress) == ("completed", [1, 1], 1, {"polls": 2})
