@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from cyclone_py import errors
 from cyclone_py.client import ClaimedStep
 
 __all__ = ["INTERVAL", "ProgressThrottle"]
@@ -130,6 +131,9 @@ class ProgressThrottle:
                     logger.debug("progress refused: the step is no longer this worker's",
                                  extra={"step_id": step.step_id, "run_id": str(step.run_id), **self._extra})
             except Exception as exc:  # best effort: never the step's failure
-                logger.warning("progress not sent: %s", exc,
-                               extra={"step_id": step.step_id, "run_id": str(step.run_id), "node": step.node,
-                                      **self._extra})
+                # A database that is down is the reporter's and the heartbeat's to report, once; a value the
+                # engine refuses (over 64 KiB) is the handler's bug, said each time.
+                level = logging.DEBUG if isinstance(exc, errors.DatabaseUnavailable) else logging.WARNING
+                logger.log(level, "progress not sent: %s", exc,
+                           extra={"step_id": step.step_id, "run_id": str(step.run_id), "node": step.node,
+                                  **self._extra})
