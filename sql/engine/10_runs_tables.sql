@@ -6,8 +6,9 @@
 -- _actor()). Every function file reads or writes these tables.
 -- sqitch reaches this shape through the changes tables, client_reads, step_errors, limits (the steps' bucket
 -- columns and their indexes), traces, audit, list_pages, fail (failed_span), step_workflow, metrics, history,
--- live_runs, dynamic_columns, dynamic_nodes and map_items; the engine guard checks that both end in the same tables. A table changes by a new change
--- with a hand-written ALTER, and this file is edited to match (tables are not reworked).
+-- live_runs, dynamic_columns, dynamic_nodes and map_items; the engine guard checks that both end in the same
+-- tables. A table changes by a new change with a hand-written ALTER, and this file is edited to match (tables
+-- are not reworked).
 --
 -- States are text with named CHECKs, and cross-column invariants make illegal rows unstorable: a step's lease
 -- columns are set iff it is running, finished_at is set iff a run or step is terminal.
