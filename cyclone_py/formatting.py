@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 
 from cyclone_py.durations import Duration, to_seconds
 
-__all__ = ["fmt_duration", "fmt_interval", "fmt_local", "fmt_time"]
+__all__ = ["fmt_duration", "fmt_interval", "fmt_local", "fmt_step", "fmt_time"]
 
 
 def fmt_time(value: datetime | None, *, empty: str = "-", zulu: bool = True) -> str:
@@ -90,3 +90,8 @@ def fmt_interval(value: timedelta | None, *, empty: str = "-") -> str:
         if n:
             parts.append(f"{n}{unit}")
     return "".join(parts) or f"{value.total_seconds():g}s"
+
+
+def fmt_step(node: str, item_index: int | None) -> str:
+    """A step as the faces name it: its node, and a map item's index after it (``resize[3]``, SPEC 16)."""
+    return node if item_index is None else f"{node}[{item_index}]"

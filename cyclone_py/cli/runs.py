@@ -17,7 +17,7 @@ from cyclone_py.cli.common import JSON, RUN_ID, Duration, Settings, fail, json_o
 from cyclone_py.cli.explain import explain_text
 from cyclone_py.cli.output import as_dict, echo_fields, echo_json, echo_table, fmt_counts
 from cyclone_py.client import Client, Run, RunRow, StepRow
-from cyclone_py.formatting import fmt_duration
+from cyclone_py.formatting import fmt_duration, fmt_step
 from cyclone_py.vocabulary import RUN_STATES, TERMINAL_STEP_STATES
 
 WAIT_POLL = 0.25  # seconds between two looks at a run under ``submit --wait``
@@ -45,14 +45,8 @@ def waiting_on(client: Client, run_id: UUID) -> list[dict[str, Any]]:
     return [_explained(client, r, now) for r in rows[:WAITING_EXPLAINED]]
 
 
-def _label(w: Mapping[str, Any]) -> str:
-    """A step as the lines name it: its node, and a map item's index (``resize[3]``)."""
-    index = w.get("item_index")
-    return str(w["node"]) if index is None else f"{w['node']}[{index}]"
-
-
 def waiting_lines(waiting: Sequence[Mapping[str, Any]]) -> list[str]:
-    lines = [f"{_label(w)}: {w['text']}" for w in waiting[:WAITING_SHOWN]]
+    lines = [f"{fmt_step(w['node'], w.get('item_index'))}: {w['text']}" for w in waiting[:WAITING_SHOWN]]
     if len(waiting) > WAITING_SHOWN:
         lines.append(f"... and {len(waiting) - WAITING_SHOWN} more (cyclone run RUN_ID --json)")
     return lines

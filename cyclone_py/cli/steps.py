@@ -12,6 +12,7 @@ import click
 from cyclone_py.cli.common import RUN_ID, Settings, json_option, pass_settings
 from cyclone_py.cli.output import as_dict, attempts, cell, echo_json, echo_table, short_error
 from cyclone_py.client import StepError, StepRow
+from cyclone_py.formatting import fmt_step
 from cyclone_py.vocabulary import DISCARD_KINDS
 
 
@@ -68,7 +69,7 @@ def steps(settings: Settings, run_id: UUID, as_json: bool) -> None:
     )
     failed_items = [r for group in items.values() for r in group if r.error]
     for r in own + failed_items[:ITEM_ERRORS_SHOWN]:
-        label = r.node if r.item_index is None else f"{r.node}[{r.item_index}]"
+        label = fmt_step(r.node, r.item_index)
         earlier = history.get(r.id, [])
         if r.error and earlier and (earlier[-1].error, earlier[-1].attempt) == (r.error, r.attempt):
             earlier = earlier[:-1]  # the latest error is the step's own, shown first

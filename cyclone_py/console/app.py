@@ -57,7 +57,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from cyclone_py import errors
 from cyclone_py.client import Client, Cursor, Page
 from cyclone_py.console.graph import GraphNode, Layouts
-from cyclone_py.formatting import fmt_duration, fmt_time
+from cyclone_py.formatting import fmt_duration, fmt_step, fmt_time
 from cyclone_py.vocabulary import DISCARD_KINDS, RUN_STATES, TERMINAL_STEP_STATES
 
 #: Bytes a request body may have (a signal's payload is the largest field).
@@ -275,6 +275,7 @@ def _environment() -> Environment:
     # Times in UTC without a Z (the pages say UTC), durations in full; an empty cell for none.
     env.filters["time"] = partial(fmt_time, empty="", zulu=False)
     env.filters["delta"] = partial(fmt_duration, empty="", full=True)
+    env.filters["step"] = lambda s: fmt_step(s.node, s.item_index)  # a step row as the faces name it
     env.filters["payload"] = Payload.of
     env.filters["error_text"] = ErrorText.of
     env.globals["error_chars"] = ERROR_CHARS
