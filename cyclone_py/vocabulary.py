@@ -38,14 +38,15 @@ TERMINAL_STEP_STATES = ("completed", "discarded", "cancelled", "skipped")
 #: ``cyclone.metrics()`` counts in ``cyclone_steps`` and ``cyclone top`` shows.
 LIVE_STEP_STATES = tuple(state for state in STEP_STATES if state not in TERMINAL_STEP_STATES)
 
-#: ``step_kind_valid``: what completes a step (SPEC 4, 16): a handler (task, and a map's item), a
-#: signal (wait), a child run (child), the engine clock (sleep), its items (map).
-STEP_KINDS = ("task", "wait", "child", "sleep", "map", "item")
+#: ``step_kind_valid``: what completes a step (SPEC 4, 16, 17): a handler (task, and a map's item), a
+#: signal (wait), a child run (child), the engine clock (sleep), its items (map), an emitted event
+#: (event), the end of another run (await).
+STEP_KINDS = ("task", "wait", "child", "sleep", "map", "item", "event", "await")
 
 #: ``step_error_kind_valid``
 ERROR_KINDS = (
     "error", "panic", "timeout", "permanent", "reclaim_limit", "deadline", "max_wait", "child_failed", "cancelled",
-    "bad_input", "item_failed",
+    "bad_input", "item_failed", "awaited_run_failed",
 )
 #: The kinds a discarded step can carry (``step_discarded_has_kind``: a
 #: cancelled step is not a dead letter): ``cyclone dlq list --reason``.

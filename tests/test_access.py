@@ -40,7 +40,7 @@ WORKER_FUNCTIONS = {"claim", "renew", "renew_many", "release", "snooze", "progre
                     "schedule", "unschedule", "pause_schedule", "resume_schedule", "backfill", "define_limit",
                     "drop_limit"}
 CLIENT_FUNCTIONS = {"submit", "submit_many", "get_run", "signal", "now", "next_fire", "metrics", "explain_step",
-                    "list_runs", "list_steps", "list_dead_letters"}
+                    "list_runs", "list_steps", "list_dead_letters", "emit_event", "signal_with_start"}
 
 
 @pytest.fixture

@@ -526,9 +526,13 @@ VALID: dict[str, Args] = {
     "schedule_partition(text)": lambda f: ["nul-s"],
     "schedule_tick(text,integer)": lambda f: ["* * * * *", 0],
     "signal(uuid,text,jsonb)": lambda f: [f.run(), "go", Jsonb({"p": 1})],
-    "submit(text,jsonb,interval,text,timestamp with time zone,text,integer)": lambda f: [
+    "submit(text,jsonb,interval,text,timestamp with time zone,text,integer,text,interval,interval,interval)": lambda f: [
         f.workflow(), Jsonb({}), timedelta(hours=1), unique("key"), None,
-        "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", 5],
+        "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", 5, None, None, None, None],
+    "emit_event(text,jsonb)": lambda f: [unique("event"), Jsonb({"paid": 1})],
+    "signal_with_start(text,text,text,jsonb,jsonb)": lambda f: [
+        f.workflow(), unique("swst"), "go", Jsonb({"p": 1}), Jsonb({"n": 1})],
+    "rerun(uuid,text,text)": lambda f: [f.discarded(), "work", "why"],
     "submit_many(text,jsonb[],interval,integer)": lambda f: [
         f.workflow(), [Jsonb({}), Jsonb({})], timedelta(hours=1), -5],
     "snooze(bigint,text,bigint,interval)": lambda f: (
@@ -565,14 +569,15 @@ def _limit(c: Conn, name: str) -> Row | None:
     return c.execute("SELECT concurrency, rate, period FROM cyclone.cyclone_limits WHERE name = %s", (name,)).fetchone()
 
 
-# Arguments whose NULL is refused as a bad combination (22023), as SPEC 12 says:
-# p_rate and p_period come together.
-NULL_IS_BAD: set[tuple[str, str]] = {
-    ("define_limit(text,integer,integer,interval)", "p_rate"),
-    ("define_limit(text,integer,integer,interval)", "p_period"),
+# Arguments whose NULL is refused as a bad value (22023), with what the message says: SPEC 12's p_rate
+# and p_period come together; SPEC 17's signal_with_start needs a key.
+NULL_IS_BAD: dict[tuple[str, str], str] = {
+    ("define_limit(text,integer,integer,interval)", "p_rate"): "come together",
+    ("define_limit(text,integer,integer,interval)", "p_period"): "come together",
+    ("signal_with_start(text,text,text,jsonb,jsonb)", "p_idempotency_key"): "p_idempotency_key must be a non-empty key",
 }
 
-SUBMIT = "submit(text,jsonb,interval,text,timestamp with time zone,text,integer)"
+SUBMIT = "submit(text,jsonb,interval,text,timestamp with time zone,text,integer,text,interval,interval,interval)"
 
 # Arguments where SQL NULL has a documented meaning (SPEC and COMMENT ON), and
 # what the call must then have done.
@@ -605,6 +610,20 @@ NULL_MEANS: dict[tuple[str, str], Check] = {
     (SUBMIT, "p_run_at"): lambda c, a, r: _run(c, r[0]["submit"])["state"] == "running",
     # NULL traceparent: the run is in no trace.
     (SUBMIT, "p_traceparent"): lambda c, a, r: _run(c, r[0]["submit"])["traceparent"] is None,
+    # SPEC 17: no debounce (key, interval, bound), and a key that dedupes against any kept run of it.
+    (SUBMIT, "p_debounce_key"): lambda c, a, r: _run(c, r[0]["submit"])["debounce_key"] is None,
+    (SUBMIT, "p_debounce"): lambda c, a, r: _run(c, r[0]["submit"])["debounce_key"] is None,
+    (SUBMIT, "p_debounce_max"): lambda c, a, r: _run(c, r[0]["submit"])["debounce_key"] is None,
+    (SUBMIT, "p_idempotency_window"): lambda c, a, r: _run(c, r[0]["submit"])["idempotency_key"] == a[3],
+    # NULL payload: an event without one, still recorded.
+    ("emit_event(text,jsonb)", "p_payload"): lambda c, a, r: (
+        r == [{"emit_event": 0}] and c.execute("SELECT payload FROM cyclone.cyclone_events WHERE key = %s",
+                                               (a[0],)).fetchall() == [{"payload": None}]),
+    ("signal_with_start(text,text,text,jsonb,jsonb)", "p_payload"): lambda c, a, r: (
+        _run(c, r[0]["signal_with_start"])["idempotency_key"] == a[1]),
+    # NULL node: every node runs again; NULL reason: audited without one.
+    ("rerun(uuid,text,text)", "p_from_node"): lambda c, a, r: _run(c, r[0]["rerun"])["rerun_of"] == a[0],
+    ("rerun(uuid,text,text)", "p_reason"): lambda c, a, r: _audit_reasons(c, r[0]["rerun"]) == [None],
     # NULL deadline: the schedule's runs have none.
     ("schedule(text,text,text,jsonb,text,text,interval,interval)", "p_deadline"): lambda c, a, r: (
         c.execute("SELECT deadline FROM cyclone.cyclone_schedules WHERE name = 'nul-s'").fetchone() == {
@@ -669,7 +688,7 @@ def test_null_in_any_argument_is_22004_naming_it_or_its_documented_meaning(db: C
             check = NULL_MEANS.get((sig.key, arg))
             cases += 1
             if (sig.key, arg) in NULL_IS_BAD:
-                with pytest.raises(pg.InvalidParameterValue, match="come together"):
+                with pytest.raises(pg.InvalidParameterValue, match=NULL_IS_BAD[sig.key, arg]):
                     db.execute(query, args)
             elif check is None:
                 with pytest.raises(pg.NullValueNotAllowed) as raised:

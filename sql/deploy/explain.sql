@@ -1,5 +1,5 @@
 -- Deploy cyclone:explain
--- requires: explain@v0.20.0 limits tables checks clock worker_registry dynamic_nodes map_items
+-- requires: explain@v0.21.0 limits tables checks clock worker_registry dynamic_nodes map_items coordination_tables
 -- A complete copy of sql/engine/36_explain.sql, written by scripts/rework.py: read and edit that file, not this one.
 BEGIN;
 
@@ -17,7 +17,9 @@ BEGIN;
 -- - completed, discarded, cancelled, running, skipped: the step's state;
 -- - waiting_items {done, total} for a map node (SPEC 16): its items in a terminal state, and all of them;
 -- - sleeping {until} for a sleep node (SPEC 16; a pause moves until forward when the run resumes),
---   waiting_signal {signal} for a wait node, waiting_child {child_run_id} for a child node;
+--   waiting_signal {signal} for a wait node, waiting_event {key} for an event node and waiting_run {run_id}
+--   for an await node (SPEC 17: the key its template made, the run its path named), waiting_child
+--   {child_run_id} for a child node;
 -- - pending_deps {deps}: its dependencies not completed (or skipped) yet, by name;
 -- - for an available step: run_terminal {run_state}, run_paused, not_due {until} (null: never);
 -- - concurrency_limit {limit, bucket, running, max}: every bucket's concurrency before any rate, each in the
@@ -62,6 +64,10 @@ BEGIN
         RETURN jsonb_build_object('reason', 'sleeping', 'until', v_step.wait_expires_at);
     ELSIF v_step.state = 'waiting' AND v_step.kind = 'wait' THEN
         RETURN jsonb_build_object('reason', 'waiting_signal', 'signal', v_step.signal);
+    ELSIF v_step.state = 'waiting' AND v_step.kind = 'event' THEN
+        RETURN jsonb_build_object('reason', 'waiting_event', 'key', v_step.event_key);
+    ELSIF v_step.state = 'waiting' AND v_step.kind = 'await' THEN
+        RETURN jsonb_build_object('reason', 'waiting_run', 'run_id', v_step.awaited_run_id);
     ELSIF v_step.state = 'waiting' THEN
         RETURN jsonb_build_object('reason', 'waiting_child', 'child_run_id', v_step.child_run_id);
     ELSIF v_step.state = 'pending' THEN

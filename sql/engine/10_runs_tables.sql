@@ -6,7 +6,7 @@
 -- _actor()). Every function file reads or writes these tables.
 -- sqitch reaches this shape through the changes tables, client_reads, step_errors, limits (the steps' bucket
 -- columns and their indexes), traces, audit, list_pages, fail (failed_span), step_workflow, metrics, history,
--- live_runs, dynamic_columns, dynamic_nodes and map_items; the engine guard checks that both end in the same
+-- live_runs, dynamic_columns, dynamic_nodes, map_items and coordination_tables; the engine guard checks that both end in the same
 -- tables. A table changes by a new change with a hand-written ALTER, and this file is edited to match (tables
 -- are not reworked).
 --
@@ -66,6 +66,11 @@ CREATE TABLE cyclone.cyclone_runs (
     -- Submit's p_priority (SPEC 16), -1000..1000 (submit checks it): each step of the run is made with its
     -- node's priority plus this one, and a child run takes its parent's. Set at submit, never changed.
     priority        int NOT NULL DEFAULT 0,
+    -- SPEC 17. rerun_of: the run rerun() made this one from (live or archived; no foreign key, as for
+    -- parent_run_id). debounce_key: submit's p_debounce_key; a later submit of the same workflow and key
+    -- folds into this run while none of its steps has been claimed (23_submit.sql). Both set at its creation.
+    rerun_of        uuid,
+    debounce_key    text,
     CONSTRAINT run_state_valid
         CHECK (state IN ('running', 'paused', 'completed', 'failed', 'cancelled')),
     CONSTRAINT run_finished_iff_terminal
@@ -85,6 +90,9 @@ COMMENT ON COLUMN cyclone.cyclone_runs.traceparent IS
     'The W3C trace context (traceparent) the run was submitted in, or its parent run''s; NULL = none.';
 COMMENT ON COLUMN cyclone.cyclone_runs.priority IS
     'The run''s priority (-1000..1000, submit''s p_priority): added to each node''s priority on its steps.';
+COMMENT ON COLUMN cyclone.cyclone_runs.rerun_of IS 'The run rerun() made this one from (SPEC 17); NULL = none.';
+COMMENT ON COLUMN cyclone.cyclone_runs.debounce_key IS
+    'submit''s p_debounce_key (SPEC 17): later submits of the key fold into this run until a step is claimed.';
 
 -- The indexes of the live runs cover only columns set at submit (see fillfactor above). What the dropped ones
 -- served went elsewhere: runs by state, newest first, read the day tables' own (state, created_at, id) index
@@ -105,6 +113,9 @@ CREATE INDEX cyclone_runs_key ON cyclone.cyclone_runs (idempotency_key) WHERE id
 CREATE INDEX cyclone_runs_deadline ON cyclone.cyclone_runs (deadline_at) WHERE deadline_at IS NOT NULL;
 -- A run's children: archive keeps a finished run while a child of it is live.
 CREATE INDEX cyclone_runs_parent ON cyclone.cyclone_runs (parent_run_id) WHERE parent_run_id IS NOT NULL;
+-- A debounced submit's run to fold into (SPEC 17): the newest live run of the workflow and key.
+CREATE INDEX cyclone_runs_debounce ON cyclone.cyclone_runs (workflow, debounce_key, created_at)
+    WHERE debounce_key IS NOT NULL;
 
 -- cyclone_client reads runs and steps as well as the views (SPEC 10), so that the documented queries (the
 -- run-deadline note joins the two) run as written after SET search_path = cyclone, public. Reads only.
@@ -181,19 +192,24 @@ CREATE TABLE cyclone.cyclone_steps (
     -- from 0 and its element. NULL for every other step (step_item_iff_item).
     item_index       int,
     item             jsonb,
+    -- What an event or await node waits on (SPEC 17), set when it is reached and kept after: the event key
+    -- its template made, the run id its path named. NULL for every other step.
+    event_key        text,
+    awaited_run_id   uuid,
     -- A node's own step is one per run (item_index NULL: NULLS NOT DISTINCT), an item one per position.
     -- item_index second: a run's own steps (item_index IS NULL) are one range of this index however many
     -- items its maps have, so the advance and the dependency lookups never read the items.
     CONSTRAINT step_node_unique UNIQUE NULLS NOT DISTINCT (run_id, item_index, node),
     -- task: a handler runs it; wait: a signal; child: a run; sleep: the engine clock (SPEC 16); map: its items,
-    -- each an item step a handler runs (SPEC 16). skipped is terminal: a condition that did not hold, or a
-    -- skipped dependency.
-    CONSTRAINT step_kind_valid CHECK (kind IN ('task', 'wait', 'child', 'sleep', 'map', 'item')),
+    -- each an item step a handler runs (SPEC 16); event: an emitted event of its key; await: the end of
+    -- another run (SPEC 17). skipped is terminal: a condition that did not hold, or a skipped dependency.
+    CONSTRAINT step_kind_valid CHECK (kind IN ('task', 'wait', 'child', 'sleep', 'map', 'item', 'event', 'await')),
     CONSTRAINT step_state_valid CHECK (state IN
         ('pending', 'available', 'running', 'waiting', 'completed', 'discarded', 'cancelled', 'skipped')),
     CONSTRAINT step_policy_valid CHECK (on_dep_failure IN ('fail_run', 'cancel_branch')),
     CONSTRAINT step_error_kind_valid CHECK (error_kind IN ('error', 'panic', 'timeout', 'permanent',
-        'reclaim_limit', 'deadline', 'max_wait', 'child_failed', 'cancelled', 'bad_input', 'item_failed')),
+        'reclaim_limit', 'deadline', 'max_wait', 'child_failed', 'cancelled', 'bad_input', 'item_failed',
+        'awaited_run_failed')),
     CONSTRAINT step_attempts_valid CHECK (max_attempts > 0 AND attempt >= 0 AND reclaims >= 0),
     CONSTRAINT step_lease_iff_running CHECK (
         (state = 'running') = (lease_owner IS NOT NULL AND lease_expiry IS NOT NULL)),
@@ -205,7 +221,8 @@ CREATE TABLE cyclone.cyclone_steps (
     CONSTRAINT step_discarded_has_kind CHECK (
         state <> 'discarded' OR (error_kind IS NOT NULL AND error_kind <> 'cancelled')),
     CONSTRAINT step_only_tasks_run CHECK (state NOT IN ('available', 'running') OR kind IN ('task', 'item')),
-    CONSTRAINT step_only_waits_wait CHECK (state <> 'waiting' OR kind IN ('wait', 'child', 'sleep', 'map')),
+    CONSTRAINT step_only_waits_wait CHECK (
+        state <> 'waiting' OR kind IN ('wait', 'child', 'sleep', 'map', 'event', 'await')),
     CONSTRAINT step_item_iff_item CHECK ((item_index IS NOT NULL) = (kind = 'item'))
 ) WITH (fillfactor = 80);
 COMMENT ON TABLE cyclone.cyclone_steps IS 'One row per DAG node of a run; the state machine of SPEC sections 6-9.';
@@ -228,6 +245,8 @@ COMMENT ON COLUMN cyclone.cyclone_steps.item_index IS 'A map item''s position in
 COMMENT ON COLUMN cyclone.cyclone_steps.item IS 'A map item''s element of its list (SPEC 16); NULL for every other step.';
 COMMENT ON COLUMN cyclone.cyclone_steps.spec IS
     'What the node decides when reached (SPEC 16): when, unless, on_dep_skipped, a sleep''s duration or until; NULL = nothing.';
+COMMENT ON COLUMN cyclone.cyclone_steps.event_key IS 'The key an event node waits on, made from its template when reached (SPEC 17).';
+COMMENT ON COLUMN cyclone.cyclone_steps.awaited_run_id IS 'The run an await node waits on, read from its path when reached (SPEC 17).';
 
 -- The hot paths read partial indexes, so finished steps never slow them.
 --
@@ -244,6 +263,11 @@ CREATE INDEX cyclone_steps_open_items
     ON cyclone.cyclone_steps (run_id, node) WHERE item_index IS NOT NULL AND finished_at IS NULL;
 -- max_wait expiry (tick).
 CREATE INDEX cyclone_steps_waiting ON cyclone.cyclone_steps (wait_expires_at) WHERE state = 'waiting';
+-- The event nodes waiting on a key (emit_event) and the await nodes waiting on a run (its end) (SPEC 17).
+CREATE INDEX cyclone_steps_waiting_event ON cyclone.cyclone_steps (event_key)
+    WHERE state = 'waiting' AND event_key IS NOT NULL;
+CREATE INDEX cyclone_steps_awaiting ON cyclone.cyclone_steps (awaited_run_id)
+    WHERE state = 'waiting' AND awaited_run_id IS NOT NULL;
 -- The child node waiting on a given child run.
 CREATE INDEX cyclone_steps_child_run ON cyclone.cyclone_steps (child_run_id) WHERE child_run_id IS NOT NULL;
 -- The unfinished steps that take a limit, for cyclone_v_limits and drop_limit: steps without a limit have no
@@ -297,7 +321,8 @@ CREATE TABLE cyclone.cyclone_step_errors (
     node       text NOT NULL,
     attempt    int NOT NULL,
     error_kind text NOT NULL CONSTRAINT step_errors_kind_valid CHECK (error_kind IN ('error', 'panic', 'timeout',
-        'permanent', 'reclaim_limit', 'deadline', 'max_wait', 'child_failed', 'bad_input', 'item_failed')),
+        'permanent', 'reclaim_limit', 'deadline', 'max_wait', 'child_failed', 'bad_input', 'item_failed',
+        'awaited_run_failed')),
     error      text NOT NULL,
     worker     text,
     discarded  boolean NOT NULL,
@@ -314,7 +339,8 @@ COMMENT ON COLUMN cyclone.cyclone_step_errors.worker IS
 COMMENT ON COLUMN cyclone.cyclone_step_errors.discarded IS 'The error discarded the step (else it was retried).';
 GRANT SELECT ON cyclone.cyclone_step_errors TO cyclone_client, cyclone_admin;
 
--- What operators did and why (SPEC 9): retry (retry_all writes one per step), cancel, pause, resume, with the
+-- What operators did and why (SPEC 9): retry (retry_all writes one per step), cancel, pause, resume, rerun
+-- (SPEC 17: on the new run, with the node it reran from), with the
 -- reason given. actor defaults to _actor() (04_audit.sql): the person a face names for the transaction, via
 -- the session's role. No foreign key to the run: the rows stay when the run moves to history; prune deletes
 -- them with the run. cyclone_v_audit (15_views.sql) is how clients read it.
@@ -323,7 +349,8 @@ CREATE TABLE cyclone.cyclone_audit (
     at     timestamptz NOT NULL DEFAULT cyclone.now(),
     run_id uuid NOT NULL,
     node   text,                         -- the step's node, for an action on one step (retry)
-    action text NOT NULL CONSTRAINT audit_action_valid CHECK (action IN ('retry', 'cancel', 'pause', 'resume')),
+    action text NOT NULL
+        CONSTRAINT audit_action_valid CHECK (action IN ('retry', 'cancel', 'pause', 'resume', 'rerun')),
     reason text,
     actor  text NOT NULL DEFAULT cyclone._actor()
 );

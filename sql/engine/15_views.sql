@@ -1,9 +1,9 @@
 -- sql/engine/15_views.sql: change `views` — the read side users query with plain SQL (SPEC 3).
 -- Owns every view: cyclone_v_workflows, cyclone_v_runs, cyclone_v_steps, cyclone_v_dlq (change views),
 -- cyclone_v_limits (first made by the change explain), cyclone_v_audit (audit), cyclone_v_schedules
--- (schedules) and cyclone_v_workers.
+-- (schedules), cyclone_v_workers and cyclone_v_events.
 -- Requires: the tables (10_runs_tables.sql, 11_limits_tables.sql, 12_schedules_tables.sql,
--- 14_workers_tables.sql) and 02_clock.sql (cyclone_v_limits and cyclone_v_workers read cyclone.now()).
+-- 14_events_tables.sql, 14_workers_tables.sql) and 02_clock.sql (cyclone_v_limits and cyclone_v_workers read cyclone.now()).
 -- Called by: clients and operators with SELECT (the SPEC's documented queries, the CLI, the web console), and
 -- the listings (list_runs, list_steps, list_dead_letters; 42_listings.sql), which page these rows for a router.
 -- Every view reads through the parents cyclone_runs and cyclone_steps, so it shows archived runs and steps
@@ -25,11 +25,12 @@ GRANT SELECT ON cyclone.cyclone_v_workflows TO cyclone_client, cyclone_admin;
 -- deadline; parent_run_id and parent_step_id name a child run's parent and its child node. No error_kind: a
 -- failed run's error is on its steps (get_run returns the run with the error that failed it). The traceparent
 -- is not shown. priority is submit's p_priority (SPEC 16), which each of the run's steps adds to its node's.
+-- rerun_of is the run rerun() made this one from (SPEC 17).
 -- A column a release adds goes last (CREATE OR REPLACE VIEW can only append).
 CREATE OR REPLACE VIEW cyclone.cyclone_v_runs AS
 SELECT r.id, r.workflow, r.state, r.input, r.output, r.created_at, r.started_at,
        r.finished_at, r.deadline_at, r.paused_at, r.parent_run_id, r.parent_step_id,
-       r.idempotency_key, r.priority
+       r.idempotency_key, r.priority, r.rerun_of
   FROM cyclone.cyclone_runs r;
 COMMENT ON VIEW cyclone.cyclone_v_runs IS 'Runs. The error of a failed run is on its steps (see get_run).';
 GRANT SELECT ON cyclone.cyclone_v_runs TO cyclone_client, cyclone_admin;
@@ -40,14 +41,18 @@ GRANT SELECT ON cyclone.cyclone_v_runs TO cyclone_client, cyclone_admin;
 -- discarded_at). The columns are cyclone_steps' (10_runs_tables.sql says what each is); the bookkeeping ones
 -- (limit buckets, failed_span, contained, rerun_attempt, child_workflow) are not shown. priority is the one
 -- claim orders by: the node's plus the run's. snoozes, progress and progress_at are SPEC 16's (snooze(),
--- progress()), and so are item_index and item (a map item's position and element; NULL for other steps). A column a release adds goes last (CREATE OR REPLACE VIEW can only append; cyclone_v_dlq below
+-- progress()), and so are item_index and item (a map item's position and element; NULL for other steps).
+-- event_key and awaited_run_id are what an event or await node waits on (SPEC 17); spec is what a node decides
+-- when reached (its condition, a sleep's time, a map's list, an event's key template, an await's run path;
+-- NULL for a node with none). A column a release adds goes last (CREATE OR REPLACE VIEW can only append; cyclone_v_dlq below
 -- follows).
 CREATE OR REPLACE VIEW cyclone.cyclone_v_steps AS
 SELECT s.id, s.run_id, s.workflow, s.node, s.handler, s.kind, s.state, s.attempt, s.max_attempts,
        s.reclaims, s.error, s.error_kind, s.scheduled_at, s.started_at, s.finished_at AS completed_at,
        s.deps, s.on_dep_failure, s.priority, s.timeout, s.lease_owner, s.lease_expiry,
        s.lease_generation, s.heartbeat_at, s.signal, s.max_wait, s.wait_expires_at,
-       s.child_run_id, s.input, s.output, s.snoozes, s.progress, s.progress_at, s.item_index, s.item
+       s.child_run_id, s.input, s.output, s.snoozes, s.progress, s.progress_at, s.item_index, s.item,
+       s.event_key, s.awaited_run_id, s.spec
   FROM cyclone.cyclone_steps s;
 COMMENT ON VIEW cyclone.cyclone_v_steps IS
     'Steps with their run''s workflow; completed_at is set for every terminal state.';
@@ -99,13 +104,21 @@ COMMENT ON VIEW cyclone.cyclone_v_limits IS
 GRANT SELECT ON cyclone.cyclone_v_limits TO cyclone_worker, cyclone_client, cyclone_admin;
 
 -- The operator audit trail (SPEC 9), for clients (the web console's run page): what was done to a run (action:
--- retry, cancel, pause, resume; node for a retried step), when (at), why (reason) and who (actor: the person a
+-- retry, cancel, pause, resume, rerun; node for a retried step or the node a rerun started from), when (at), why (reason) and who (actor: the person a
 -- face named for the transaction via the session's role, 04_audit.sql).
 CREATE OR REPLACE VIEW cyclone.cyclone_v_audit AS
 SELECT a.id, a.at, a.run_id, a.node, a.action, a.reason, a.actor
   FROM cyclone.cyclone_audit a;
 COMMENT ON VIEW cyclone.cyclone_v_audit IS 'Operator actions on runs: what, when, why and who (actor).';
 GRANT SELECT ON cyclone.cyclone_v_audit TO cyclone_client, cyclone_admin;
+
+-- Events (SPEC 17, 14_events_tables.sql): each kept event's key, payload and when it was emitted, until prune
+-- removes it.
+CREATE OR REPLACE VIEW cyclone.cyclone_v_events AS
+SELECT e.key, e.payload, e.emitted_at
+  FROM cyclone.cyclone_events e;
+COMMENT ON VIEW cyclone.cyclone_v_events IS 'Emitted events kept until prune (SPEC 17): key, payload, emitted_at.';
+GRANT SELECT ON cyclone.cyclone_v_events TO cyclone_client, cyclone_admin;
 
 -- Schedules (SPEC 13): the schedule as given (cron, timezone, workflow, overlap, catchup), whether it is
 -- paused, next_fire_at (the next slot not yet handled) and last_slot with last_run_id (the latest slot that

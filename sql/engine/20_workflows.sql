@@ -358,8 +358,10 @@ REVOKE ALL ON FUNCTION cyclone._path_problem(text,jsonb) FROM PUBLIC;
 -- "skip" or "run", a sleep without exactly one of duration and until, an until that is
 -- not a path _path_problem accepts, duration or until on another kind, a map node
 -- without "over" (a path) or with max_items outside 1..100,000 or on_item_failure
--- other than "fail" or "collect", those on another kind,
--- and a cycle (found last, by _unordered_nodes; the message names its nodes, the first
+-- other than "fail" or "collect", those on another kind, an event node without a
+-- "key" template (text with {path} parts, braces paired and not nested, each path one
+-- _path_problem accepts, at most 1,000 bytes), an await node without a "run" path (SPEC
+-- 17), either key on another kind, and a cycle (found last, by _unordered_nodes; the message names its nodes, the first
 -- 20 by name). A child node's workflow need not exist yet: it is looked up when the node
 -- is reached (_advance, 22_advance.sql).
 -- Linear in nodes and dependencies: the node count is checked before any node is read;
@@ -451,14 +453,14 @@ BEGIN
          WHERE k NOT IN ('name', 'kind', 'handler', 'deps', 'on_dep_failure', 'max_attempts',
                          'priority', 'timeout', 'signal', 'workflow', 'max_wait', 'limits',
                          'when', 'unless', 'on_dep_skipped', 'duration', 'until', 'over', 'max_items',
-                         'on_item_failure');
+                         'on_item_failure', 'key', 'run');
         IF v_key IS NOT NULL THEN
             PERFORM cyclone._bad_definition(p_name, format('node "%s": unknown key "%s"', v_name, v_key));
         END IF;
         v_kind := coalesce(v_node ->> 'kind', 'task');
-        IF v_kind NOT IN ('task', 'wait', 'child', 'sleep', 'map') THEN
+        IF v_kind NOT IN ('task', 'wait', 'child', 'sleep', 'map', 'event', 'await') THEN
             PERFORM cyclone._bad_definition(p_name,
-                format('node "%s": unknown kind "%s" (task, wait, child, sleep or map)', v_name, v_kind));
+                format('node "%s": unknown kind "%s" (task, wait, child, sleep, map, event or await)', v_name, v_kind));
         END IF;
         v_policy := coalesce(v_node ->> 'on_dep_failure', 'fail_run');
         IF v_policy NOT IN ('fail_run', 'cancel_branch') THEN
@@ -492,7 +494,37 @@ BEGIN
                 ELSE '[]'::jsonb END);
         END IF;
         IF v_kind IN ('task', 'sleep', 'map') AND v_node ? 'max_wait' THEN
-            PERFORM cyclone._bad_definition(p_name, format('node "%s": max_wait applies to wait and child nodes only', v_name));
+            PERFORM cyclone._bad_definition(p_name,
+                format('node "%s": max_wait applies to wait, child, event and await nodes only', v_name));
+        END IF;
+        -- An event node (SPEC 17) waits on the key its template makes: text with {path} parts, each a path
+        -- _path_problem accepts, braces in pairs and not nested; an await node on the run its "run" path names.
+        IF (v_kind = 'event') <> (v_node ? 'key') THEN
+            PERFORM cyclone._bad_definition(p_name, format('node "%s": "key" applies to event nodes, which need it', v_name));
+        END IF;
+        IF v_node ? 'key' THEN
+            IF jsonb_typeof(v_node -> 'key') <> 'string' OR v_node ->> 'key' = ''
+               OR octet_length(v_node ->> 'key') > 1000 OR v_node ->> 'key' !~ '^([^{}]|\{[^{}]*\})*$' THEN
+                PERFORM cyclone._bad_definition(p_name,
+                    format('node "%s": key must be a template of 1 to 1000 bytes such as "payment:{input.order_id}" (braces in pairs, not nested), got %s',
+                           v_name, left((v_node -> 'key')::text, 200)));
+            END IF;
+            SELECT min(m.path || ' ' || cyclone._path_problem(m.path, v_deps)) INTO v_problem
+              FROM (SELECT (regexp_matches(v_node ->> 'key', '\{([^{}]*)\}', 'g'))[1] AS path) m
+             WHERE cyclone._path_problem(m.path, v_deps) IS NOT NULL;
+            IF v_problem IS NOT NULL THEN
+                PERFORM cyclone._bad_definition(p_name, format('node "%s": key path %s', v_name, v_problem));
+            END IF;
+        END IF;
+        IF (v_kind = 'await') <> (v_node ? 'run') THEN
+            PERFORM cyclone._bad_definition(p_name, format('node "%s": "run" applies to await nodes, which need it', v_name));
+        END IF;
+        IF v_node ? 'run' THEN
+            v_problem := cyclone._path_problem(CASE WHEN jsonb_typeof(v_node -> 'run') = 'string'
+                                                    THEN v_node ->> 'run' END, v_deps);
+            IF v_problem IS NOT NULL THEN
+                PERFORM cyclone._bad_definition(p_name, format('node "%s": run %s', v_name, v_problem));
+            END IF;
         END IF;
         IF v_kind <> 'wait' AND v_node ? 'signal' THEN
             PERFORM cyclone._bad_definition(p_name, format('node "%s": signal applies to wait nodes only', v_name));
@@ -604,7 +636,9 @@ BEGIN
                    'until', v_node -> 'until',
                    'over', v_node -> 'over',
                    'max_items', CASE WHEN v_kind = 'map' THEN coalesce((v_node ->> 'max_items')::int, 10000) END,
-                   'on_item_failure', CASE WHEN v_kind = 'map' THEN coalesce(v_node ->> 'on_item_failure', 'fail') END));
+                   'on_item_failure', CASE WHEN v_kind = 'map' THEN coalesce(v_node ->> 'on_item_failure', 'fail') END,
+                   'key', v_node -> 'key',
+                   'run', v_node -> 'run'));
     END LOOP;
 
     -- Cycles: the nodes Kahn's algorithm cannot order (dep -> node, by

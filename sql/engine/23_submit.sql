@@ -29,19 +29,33 @@
 -- - a malformed p_traceparent (the message says what is wrong);
 -- - p_priority outside -1000..1000 (SPEC 16). The run keeps it, and each of its
 --   steps is claimed with its node's priority plus this one (smaller first); a
---   child run takes its parent's.
+--   child run takes its parent's;
+-- - SPEC 17's debounce: p_debounce_key and p_debounce only together (a non-empty key
+--   of at most 1,000 bytes, a positive interval), p_debounce_max only with them, each
+--   interval at most 366 days, and no p_idempotency_key or p_run_at with them (a
+--   debounced submit folds into its key's run and sets when it starts). A burst of
+--   submits of one workflow and key makes one run with the last input, started once
+--   the burst has been quiet for p_debounce or at created_at + p_debounce_max
+--   (_debounce, 46_coordination.sql, takes the key's lock, so concurrent submits take
+--   turns); a submit that finds no run still unclaimed makes one, due at now +
+--   least(p_debounce, p_debounce_max);
+-- - SPEC 17's dedupe window: p_idempotency_window only with p_idempotency_key,
+--   positive, at most 1,000,000 days. The key then dedupes only against a run created
+--   within the window; past it the new run takes the key over (_create_runs).
 -- Nothing is written before these checks pass. A key already used for the workflow
 -- returns that run's id, with its own traceparent, and writes nothing. p_traceparent,
 -- a W3C trace context, is kept on the run so that each execution of its steps joins
 -- the caller's trace (SPEC 14). p_priority came after it (0.21.0: the six-argument
--- form is dropped, not left as an overload), and there is no form with fewer
--- parameters, so a call with one to seven arguments resolves to this one function.
+-- form is dropped, not left as an overload), and SPEC 17's four after that (0.22.0:
+-- the seven-argument form is dropped); there is no form with fewer parameters, so a
+-- call with one to eleven arguments resolves to this one function.
 -- The input check is _input_problem inlined into an IF (about half a microsecond for
 -- a small input); _check_input, which names the argument, runs only to raise.
 -- plan_cache_mode = force_generic_plan, as on the whole hot path (submit, claim,
 -- renew, complete, complete_many, fail): its statements have good generic plans, and
 -- planning them again on every call cost more than executing them.
 DROP FUNCTION IF EXISTS cyclone.submit(text,jsonb,interval,text,timestamp with time zone,text);
+DROP FUNCTION IF EXISTS cyclone.submit(text,jsonb,interval,text,timestamp with time zone,text,integer);
 CREATE OR REPLACE FUNCTION cyclone.submit(
     p_workflow text,
     p_input jsonb DEFAULT '{}'::jsonb,
@@ -49,13 +63,19 @@ CREATE OR REPLACE FUNCTION cyclone.submit(
     p_idempotency_key text DEFAULT NULL::text,
     p_run_at timestamp with time zone DEFAULT NULL::timestamp with time zone,
     p_traceparent text DEFAULT NULL::text,
-    p_priority integer DEFAULT 0)
+    p_priority integer DEFAULT 0,
+    p_debounce_key text DEFAULT NULL::text,
+    p_debounce interval DEFAULT NULL::interval,
+    p_debounce_max interval DEFAULT NULL::interval,
+    p_idempotency_window interval DEFAULT NULL::interval)
 RETURNS uuid
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = cyclone, pg_temp
 SET plan_cache_mode = force_generic_plan
 AS $$
+DECLARE
+    v_id uuid;
 BEGIN
     IF p_workflow IS NULL THEN
         RAISE EXCEPTION 'submit: p_workflow must not be NULL' USING ERRCODE = '22004';
@@ -91,14 +111,53 @@ BEGIN
     IF cyclone._input_problem(p_input) IS NOT NULL THEN
         PERFORM cyclone._check_input('submit: p_input', p_input);
     END IF;
+    IF p_debounce_key IS NOT NULL OR p_debounce IS NOT NULL OR p_debounce_max IS NOT NULL
+       OR p_idempotency_window IS NOT NULL THEN
+        -- SPEC 17: debounce and dedupe windows (the plain submit above pays one test for them).
+        IF (p_debounce_key IS NULL) <> (p_debounce IS NULL) OR p_debounce_key = '' THEN
+            RAISE EXCEPTION 'submit: p_debounce_key and p_debounce go together (a non-empty key and an interval)'
+                USING ERRCODE = '22023';
+        END IF;
+        IF p_debounce_max IS NOT NULL AND p_debounce IS NULL THEN
+            RAISE EXCEPTION 'submit: p_debounce_max bounds a debounce: give p_debounce_key and p_debounce too'
+                USING ERRCODE = '22023';
+        END IF;
+        IF octet_length(p_debounce_key) > 1000 THEN
+            RAISE EXCEPTION 'submit: p_debounce_key is % bytes long; the limit is 1000 bytes',
+                octet_length(p_debounce_key) USING ERRCODE = '22023';
+        END IF;
+        IF NOT p_debounce BETWEEN interval '1 microsecond' AND interval '366 days'
+           OR NOT p_debounce_max BETWEEN interval '1 microsecond' AND interval '366 days' THEN
+            RAISE EXCEPTION 'submit: p_debounce and p_debounce_max must be positive and at most 366 days (got % and %)',
+                p_debounce, p_debounce_max USING ERRCODE = '22023';
+        END IF;
+        IF p_debounce IS NOT NULL AND (p_idempotency_key IS NOT NULL OR p_run_at IS NOT NULL) THEN
+            RAISE EXCEPTION 'submit: a debounced submit takes no p_idempotency_key or p_run_at (it folds into the key''s run and sets its start)'
+                USING ERRCODE = '22023';
+        END IF;
+        IF p_idempotency_window IS NOT NULL AND (p_idempotency_key IS NULL
+           OR NOT p_idempotency_window BETWEEN interval '1 microsecond' AND interval '1000000 days') THEN
+            RAISE EXCEPTION 'submit: p_idempotency_window needs p_idempotency_key and must be positive and at most 1000000 days (got %)',
+                p_idempotency_window USING ERRCODE = '22023';
+        END IF;
+        IF p_debounce IS NOT NULL THEN
+            v_id := cyclone._debounce(p_workflow, p_debounce_key, p_input, p_debounce, p_debounce_max);
+            IF v_id IS NOT NULL THEN
+                RETURN v_id;
+            END IF;
+            RETURN (cyclone._start_runs(p_workflow, ARRAY[p_input], p_deadline, NULL,
+                                        cyclone.now() + least(p_debounce, p_debounce_max), NULL, NULL,
+                                        p_traceparent, p_priority, p_debounce_key))[1];
+        END IF;
+    END IF;
     RETURN (cyclone._start_runs(p_workflow, ARRAY[p_input], p_deadline, p_idempotency_key, p_run_at, NULL, NULL,
-                                p_traceparent, p_priority))[1];
+                                p_traceparent, p_priority, NULL, p_idempotency_window))[1];
 END
 $$;
-COMMENT ON FUNCTION cyclone.submit(text,jsonb,interval,text,timestamp with time zone,text,integer) IS 'Start a run of a workflow (SPEC section 5), in the caller''s trace when p_traceparent is given, with priority p_priority (-1000..1000, smaller first) added to its nodes''. Unknown workflow: P0002. Returns the run id.';
-REVOKE ALL ON FUNCTION cyclone.submit(text,jsonb,interval,text,timestamp with time zone,text,integer) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION cyclone.submit(text,jsonb,interval,text,timestamp with time zone,text,integer) TO cyclone_client;
-GRANT EXECUTE ON FUNCTION cyclone.submit(text,jsonb,interval,text,timestamp with time zone,text,integer) TO cyclone_admin;
+COMMENT ON FUNCTION cyclone.submit(text,jsonb,interval,text,timestamp with time zone,text,integer,text,interval,interval,interval) IS 'Start a run of a workflow (SPEC section 5), in the caller''s trace when p_traceparent is given, with priority p_priority (-1000..1000, smaller first) added to its nodes''; debounced by p_debounce_key (SPEC 17), an idempotency key deduping within p_idempotency_window. Unknown workflow: P0002. Returns the run id.';
+REVOKE ALL ON FUNCTION cyclone.submit(text,jsonb,interval,text,timestamp with time zone,text,integer,text,interval,interval,interval) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION cyclone.submit(text,jsonb,interval,text,timestamp with time zone,text,integer,text,interval,interval,interval) TO cyclone_client;
+GRANT EXECUTE ON FUNCTION cyclone.submit(text,jsonb,interval,text,timestamp with time zone,text,integer,text,interval,interval,interval) TO cyclone_admin;
 
 -- The batch form of submit: one run per input, in order, all or nothing. 22004 for
 -- a NULL argument or input; 22023 for more than 10,000 inputs, for an input that

@@ -1,5 +1,5 @@
 -- Revert cyclone:explain to its previous version: the deploy script it had before
--- (sql/deploy/explain@v0.20.0.sql), and a drop of each function the new version added.
+-- (sql/deploy/explain@v0.21.0.sql), and a drop of each function the new version added.
 BEGIN;
 
 -- sql/engine/36_explain.sql: change `explain` — why a step is not running (SPEC 12).
@@ -13,9 +13,11 @@ BEGIN;
 
 -- explain_step: why step p_step_id is not running, as {"reason": ...} with details: the first reason that
 -- applies, in this order:
--- - completed, discarded, cancelled, running: the step's state;
--- - waiting_signal {signal} for a wait node, waiting_child {child_run_id} for a child node;
--- - pending_deps {deps}: its dependencies not completed yet, by name;
+-- - completed, discarded, cancelled, running, skipped: the step's state;
+-- - waiting_items {done, total} for a map node (SPEC 16): its items in a terminal state, and all of them;
+-- - sleeping {until} for a sleep node (SPEC 16; a pause moves until forward when the run resumes),
+--   waiting_signal {signal} for a wait node, waiting_child {child_run_id} for a child node;
+-- - pending_deps {deps}: its dependencies not completed (or skipped) yet, by name;
 -- - for an available step: run_terminal {run_state}, run_paused, not_due {until} (null: never);
 -- - concurrency_limit {limit, bucket, running, max}: every bucket's concurrency before any rate, each in the
 --   step's limit order; rate_limit {limit, bucket, next_slot_at}: when enough of the window's claims have
@@ -48,8 +50,15 @@ BEGIN
     IF NOT FOUND THEN
         RAISE EXCEPTION 'step % not found', p_step_id USING ERRCODE = 'P0002';
     END IF;
-    IF v_step.state IN ('completed', 'discarded', 'cancelled', 'running') THEN
+    IF v_step.state IN ('completed', 'discarded', 'cancelled', 'running', 'skipped') THEN
         RETURN jsonb_build_object('reason', v_step.state);
+    ELSIF v_step.state = 'waiting' AND v_step.kind = 'map' THEN
+        RETURN (SELECT jsonb_build_object('reason', 'waiting_items', 'done', count(*) FILTER (WHERE i.finished_at IS NOT NULL),
+                                          'total', count(*))
+                  FROM cyclone_steps i
+                 WHERE i.run_id = v_step.run_id AND i.node = v_step.node AND i.item_index IS NOT NULL);
+    ELSIF v_step.state = 'waiting' AND v_step.kind = 'sleep' THEN
+        RETURN jsonb_build_object('reason', 'sleeping', 'until', v_step.wait_expires_at);
     ELSIF v_step.state = 'waiting' AND v_step.kind = 'wait' THEN
         RETURN jsonb_build_object('reason', 'waiting_signal', 'signal', v_step.signal);
     ELSIF v_step.state = 'waiting' THEN
@@ -57,7 +66,8 @@ BEGIN
     ELSIF v_step.state = 'pending' THEN
         RETURN jsonb_build_object('reason', 'pending_deps', 'deps',
             (SELECT coalesce(jsonb_agg(d.node ORDER BY d.node), '[]') FROM cyclone_steps d
-              WHERE d.run_id = v_step.run_id AND d.node = ANY (v_step.deps) AND d.state <> 'completed'));
+              WHERE d.run_id = v_step.run_id AND d.item_index IS NULL AND d.node = ANY (v_step.deps)
+                AND d.state NOT IN ('completed', 'skipped')));
     END IF;
     -- available
     SELECT r.state INTO v_run_state FROM cyclone_runs r WHERE r.id = v_step.run_id;

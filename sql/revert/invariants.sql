@@ -1,5 +1,5 @@
 -- Revert cyclone:invariants to its previous version: the deploy script it had before
--- (sql/deploy/invariants@v0.20.0.sql), and a drop of each function the new version added.
+-- (sql/deploy/invariants@v0.21.0.sql), and a drop of each function the new version added.
 BEGIN;
 
 -- sql/engine/38_invariants.sql: change `invariants` — check_invariants(): the engine's consistency rules, as
@@ -18,6 +18,11 @@ BEGIN;
 -- - lease_outside_running: only a running step holds a lease;
 -- - finished_run_with_live_step: a finished run has only terminal steps;
 -- - pending_step_without_unfinished_dep: a pending step waits for a dependency that has not finished;
+-- - skipped_step_with_unfinished_dep: a skipped step's dependencies each completed or were skipped (SPEC 16);
+-- - item_without_map, live_item_of_finished_map, waiting_map_without_live_item: an item belongs to a map
+--   node of its run; only a waiting map has unfinished items, and a waiting map has one (SPEC 16);
+-- - sleeping_step_without_wake_time: a waiting sleep node has its wake time as scheduled_at and
+--   wait_expires_at (SPEC 16);
 -- - step_of_another_workflow: a live step carries its run's workflow (cyclone_steps.workflow, which claims,
 --   metrics() and the views read);
 -- - bucket_over_its_limit: a bucket's slots, held and free, are at most its concurrency plus its debt, and
@@ -70,8 +75,45 @@ AS $$
       FROM cyclone_steps s
      WHERE s.state = 'pending'
        AND NOT EXISTS (SELECT 1 FROM cyclone_steps d
-                        WHERE d.run_id = s.run_id AND d.node = ANY (s.deps)
+                        WHERE d.run_id = s.run_id AND d.item_index IS NULL AND d.node = ANY (s.deps)
                           AND d.state IN ('pending', 'available', 'running', 'waiting'))
+    UNION ALL
+    -- A skipped step was reached: each of its dependencies completed or was
+    -- skipped (SPEC 16; a step is skipped only when all of them have).
+    SELECT 'skipped_step_with_unfinished_dep', jsonb_build_object('step_id', s.id, 'run_id', s.run_id,
+               'node', s.node, 'dep', d.node, 'dep_state', d.state)
+      FROM cyclone_steps s
+      JOIN cyclone_steps d ON d.run_id = s.run_id AND d.item_index IS NULL AND d.node = ANY (s.deps)
+     WHERE s.state = 'skipped' AND d.state NOT IN ('completed', 'skipped')
+    UNION ALL
+    -- A map's items (SPEC 16): an item belongs to a map node of its run; the items of a map that is no longer
+    -- waiting are terminal; a waiting map has an unfinished item (its last item's end ends it).
+    SELECT 'item_without_map', jsonb_build_object('step_id', i.id, 'run_id', i.run_id, 'node', i.node)
+      FROM cyclone_steps i
+     WHERE i.item_index IS NOT NULL
+       AND NOT EXISTS (SELECT 1 FROM cyclone_steps m
+                        WHERE m.run_id = i.run_id AND m.item_index IS NULL AND m.node = i.node AND m.kind = 'map')
+    UNION ALL
+    SELECT 'live_item_of_finished_map', jsonb_build_object('step_id', i.id, 'run_id', i.run_id, 'node', i.node,
+               'item_state', i.state, 'map_state', m.state)
+      FROM cyclone_steps i
+      JOIN cyclone_steps m ON m.run_id = i.run_id AND m.item_index IS NULL AND m.node = i.node AND m.kind = 'map'
+     WHERE i.item_index IS NOT NULL AND i.finished_at IS NULL AND m.state <> 'waiting'
+    UNION ALL
+    SELECT 'waiting_map_without_live_item', jsonb_build_object('step_id', m.id, 'run_id', m.run_id, 'node', m.node)
+      FROM cyclone_steps m
+     WHERE m.kind = 'map' AND m.state = 'waiting'
+       AND NOT EXISTS (SELECT 1 FROM cyclone_steps i
+                        WHERE i.run_id = m.run_id AND i.node = m.node AND i.item_index IS NOT NULL
+                          AND i.finished_at IS NULL)
+    UNION ALL
+    -- A sleeping step has its wake time, as both scheduled_at and
+    -- wait_expires_at (SPEC 16: tick wakes it through the waiting index).
+    SELECT 'sleeping_step_without_wake_time', jsonb_build_object('step_id', s.id, 'run_id', s.run_id,
+               'node', s.node, 'scheduled_at', s.scheduled_at, 'wait_expires_at', s.wait_expires_at)
+      FROM cyclone_steps s
+     WHERE s.state = 'waiting' AND s.kind = 'sleep'
+       AND (s.wait_expires_at IS NULL OR s.wait_expires_at <> s.scheduled_at)
     UNION ALL
     -- A live step carries its run's workflow (written with the step).
     SELECT 'step_of_another_workflow', jsonb_build_object('step_id', s.id, 'run_id', s.run_id,

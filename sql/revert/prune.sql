@@ -1,11 +1,62 @@
--- Revert cyclone:prune to 0.17.0: the definitions 0.17.0 deployed of every function, view and trigger
--- that the 0.18.0 deploy re-creates, with their comments, read from a database at @v0.17.0 (0.17.0's
--- deploy scripts held only what each release changed, so no one earlier script has them all).
+-- Revert cyclone:prune to its previous version: the deploy script it had before
+-- (sql/deploy/prune@v0.21.0.sql), and a drop of each function the new version added.
 BEGIN;
 
+-- sql/engine/32_prune.sql: change `prune` — retention: deleting the runs that finished long enough ago.
+-- Owns: prune, and its helpers _drop_history_day (a whole history day at once) and _forget_runs (a run's
+-- rows outside the run and step tables). Finished runs live in the tables of the UTC day they finished
+-- (43_history.sql, docs/history.md), so retention is a DROP TABLE per day, whose cost does not grow with
+-- the runs in it and which leaves no index holding their space; what is not in a day that ended by the
+-- cutoff (runs not archived yet, and the day the cutoff falls in) is deleted row by row.
+-- Requires: 13_history_tables.sql (cyclone_history, cyclone_archive_queue), 10_runs_tables.sql
+-- (cyclone_runs, cyclone_steps, cyclone_audit, cyclone_step_errors, cyclone_run_keys),
+-- 12_schedules_tables.sql (cyclone_schedule_runs), 43_history.sql (_history_table, _history_day_of,
+-- _revive), 03_checks.sql (_require), 02_clock.sql (now).
+-- Called by: cyclone_admin (`cyclone prune --older-than`, or a pg_cron job an operator makes); nothing
+-- prunes on its own.
+-- Locks: a day's two tables in ACCESS EXCLUSIVE mode, waiting at most one second for them; the runs pruned
+-- row by row with FOR UPDATE SKIP LOCKED (a run someone holds is left to a later call), their steps after
+-- them. A finished child of a live run is kept (its parent is read, not locked).
+--
+-- This file is the change's complete current source; edit it here and ship it with
+-- `make rework CHANGE=prune NOTE="..."` (docs/architecture.md, Changing the engine).
+
+-- _forget_runs: deletes the runs' rows outside the run and step tables: audit rows, step errors, schedule
+-- rows and idempotency keys. Their foreign keys to the runs are gone (a cascade would have deleted them when
+-- archive() moves a run), so prune deletes them by hand. p_runs is the table of runs to read them from: a
+-- day's table whole (p_ids NULL), or cyclone_runs, through its children, for the runs in p_ids.
+CREATE OR REPLACE FUNCTION cyclone._forget_runs(p_runs regclass, p_ids uuid[])
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_runs text := format('(SELECT r.id, r.workflow, r.idempotency_key FROM %s r %s)', p_runs,
+                          CASE WHEN p_ids IS NULL THEN '' ELSE 'WHERE r.id = ANY ($1)' END);
+BEGIN
+    EXECUTE format('DELETE FROM cyclone.cyclone_audit a WHERE a.run_id IN (SELECT r.id FROM %s r)', v_runs)
+        USING p_ids;
+    EXECUTE format('DELETE FROM cyclone.cyclone_step_errors e WHERE e.run_id IN (SELECT r.id FROM %s r)', v_runs)
+        USING p_ids;
+    EXECUTE format('DELETE FROM cyclone.cyclone_schedule_runs x WHERE x.run_id IN (SELECT r.id FROM %s r)', v_runs)
+        USING p_ids;
+    EXECUTE format('DELETE FROM cyclone.cyclone_run_keys k USING %s r '
+                   'WHERE r.idempotency_key IS NOT NULL AND k.workflow = r.workflow AND k.key = r.idempotency_key',
+                   v_runs) USING p_ids;
+END
+$$;
+REVOKE ALL ON FUNCTION cyclone._forget_runs(regclass,uuid[]) FROM PUBLIC;
+
+-- _drop_history_day: drops one history day: its two tables, the rows _forget_runs deletes for its runs, and
+-- its cyclone_history row. The tables are locked first, ACCESS EXCLUSIVE, with lock_timeout at one second
+-- (the caller's setting is put back after): a query reading them through cyclone_runs holds the lock off,
+-- and new queries on cyclone_runs queue behind the wait. Returns how many runs went; NULL when the lock was
+-- not granted in time (the next prune takes the day); 0 when a prune beside this one dropped it first. The
+-- tables are named, not taken by the OID in cyclone_history, so that a day dropped meanwhile is a missing
+-- table (undefined_table), not an OID with no name. A run of the day whose parent is live again (retried)
+-- goes back to the live table first (_revive, under the day's lock), to be archived with its parent later.
 CREATE OR REPLACE FUNCTION cyclone._drop_history_day(p_day date)
- RETURNS integer
- LANGUAGE plpgsql
+RETURNS integer
+LANGUAGE plpgsql
 AS $$
 DECLARE
     -- By name, not by the OID in cyclone_history: a day another prune dropped
@@ -40,34 +91,24 @@ BEGIN
     RETURN v_count;
 END
 $$;
-COMMENT ON FUNCTION cyclone._drop_history_day(date) IS NULL;
+REVOKE ALL ON FUNCTION cyclone._drop_history_day(date) FROM PUBLIC;
 
-CREATE OR REPLACE FUNCTION cyclone._forget_runs(p_runs regclass, p_ids uuid[])
- RETURNS void
- LANGUAGE plpgsql
-AS $$
-DECLARE
-    v_runs text := format('(SELECT r.id, r.workflow, r.idempotency_key FROM %s r %s)', p_runs,
-                          CASE WHEN p_ids IS NULL THEN '' ELSE 'WHERE r.id = ANY ($1)' END);
-BEGIN
-    EXECUTE format('DELETE FROM cyclone.cyclone_audit a WHERE a.run_id IN (SELECT r.id FROM %s r)', v_runs)
-        USING p_ids;
-    EXECUTE format('DELETE FROM cyclone.cyclone_step_errors e WHERE e.run_id IN (SELECT r.id FROM %s r)', v_runs)
-        USING p_ids;
-    EXECUTE format('DELETE FROM cyclone.cyclone_schedule_runs x WHERE x.run_id IN (SELECT r.id FROM %s r)', v_runs)
-        USING p_ids;
-    EXECUTE format('DELETE FROM cyclone.cyclone_run_keys k USING %s r '
-                   'WHERE r.idempotency_key IS NOT NULL AND k.workflow = r.workflow AND k.key = r.idempotency_key',
-                   v_runs) USING p_ids;
-END
-$$;
-COMMENT ON FUNCTION cyclone._forget_runs(regclass,uuid[]) IS NULL;
-
+-- prune: deletes the runs that finished more than p_older_than ago, with their steps and their rows
+-- elsewhere, and returns how many. First up to 10 history days that ended by the cutoff, oldest first, are
+-- dropped whole, whatever p_limit (each holds some 70 locks until the commit, and a backlog of years would
+-- fill the lock table: call prune until it returns 0); a day that cannot be locked within a second stops
+-- this step. Then up to p_limit runs row by row, oldest first: finished runs not archived yet, found through
+-- cyclone_archive_queue (the live table has no index on finished_at), then the runs of the day the cutoff
+-- falls in that finished before it, read in that day's own table (its finished_at index). A day that ended
+-- by the cutoff but was not dropped (over the 10, or not locked) is left to a later call to drop whole. A
+-- finished child of a running or paused run is kept. The row-by-row deletes name cyclone_runs and
+-- cyclone_steps without ONLY: the runs may be in the live table or in the cutoff's day. Guards:
+-- p_older_than not negative, p_limit positive (22023; NULL: 22004).
 CREATE OR REPLACE FUNCTION cyclone.prune(p_older_than interval, p_limit integer DEFAULT 1000)
- RETURNS integer
- LANGUAGE plpgsql
- SECURITY DEFINER
- SET search_path TO 'cyclone', 'pg_temp'
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = cyclone, pg_temp
 AS $$
 DECLARE
     v_cutoff timestamptz;
@@ -126,5 +167,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION cyclone.prune(interval,integer) IS 'Delete the runs finished more than p_older_than ago, with their steps: the history days that ended by then whole (up to 10 a call), and up to p_limit runs more row by row. A finished child of a live run is kept. Returns how many.';
+REVOKE ALL ON FUNCTION cyclone.prune(interval,integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION cyclone.prune(interval,integer) TO cyclone_admin;
 
 COMMIT;

@@ -1,10 +1,9 @@
 -- Revert cyclone:runs to its previous version: the deploy script it had before
--- (sql/deploy/runs@v0.20.0.sql), and a drop of each function the new version added.
+-- (sql/deploy/runs@v0.21.0.sql), and a drop of each function the new version added.
 BEGIN;
 
--- 0.21.0 gave these a p_priority parameter (SPEC 16): the previous signatures come back below.
-DROP FUNCTION IF EXISTS cyclone._insert_steps(text, uuid[], jsonb[], jsonb, timestamptz, integer, integer, integer);
-DROP FUNCTION IF EXISTS cyclone._create_runs(text, jsonb, jsonb[], interval, text, timestamptz, uuid, bigint, text, integer);
+-- 0.22.0's _create_runs took two more arguments (the debounce key and the dedupe window).
+DROP FUNCTION IF EXISTS cyclone._create_runs(text,jsonb,jsonb[],interval,text,timestamp with time zone,uuid,bigint,text,integer,text,interval);
 
 -- sql/engine/21_runs.sql: change `runs` — a run's life below the DAG: the lock order,
 -- creating runs with their steps, discarding steps, and ending a run with everything
@@ -130,8 +129,11 @@ REVOKE ALL ON FUNCTION cyclone._bucket_of(jsonb,text) FROM PUBLIC;
 
 -- Inserts the steps of new runs of p_workflow (one input per run), each with the
 -- workflow's name, so that counts and pages by workflow read steps alone: root
--- tasks available at p_scheduled_at, everything else pending (root wait and child
--- nodes are _start_runs' to reach). A task node's limits (SPEC 12) name its buckets
+-- tasks available at p_scheduled_at, everything else pending (root wait, child and
+-- sleep and map nodes, and root tasks with a condition, are _start_runs' to reach). A
+-- node's SPEC 16 keys (when, unless, on_dep_skipped, duration, until, over, max_items,
+-- on_item_failure) go into its spec; a map node's limits give it buckets as a task's,
+-- which its items take (_reach_map, 22_advance.sql). A task node's limits (SPEC 12) name its buckets
 -- from the run input, fixed here: the bucket rows are created when new (no lock on
 -- an existing one), and the step records their ids (buckets), its queue bucket (its
 -- first keyed limit's, else its first limit's: the claim index's first column) and
@@ -139,7 +141,11 @@ REVOKE ALL ON FUNCTION cyclone._bucket_of(jsonb,text) FROM PUBLIC;
 -- without limits takes the first, plainer INSERT.
 -- Step ids are nextval * p_partition_count + p_partition: on a shard (41_shards.sql)
 -- the id encodes its run's partition; elsewhere the count is 1 and the partition 0,
--- the ids the identity column would make from the same sequence.
+-- the ids the identity column would make from the same sequence. Each step's
+-- priority is its node's plus the runs' p_priority (SPEC 16: the claim order sees
+-- one number; -1,000,000..1,000,000 and -1000..1000 leave int far behind).
+-- (0.21.0 added p_priority: the older signature is dropped, not left as an overload.)
+DROP FUNCTION IF EXISTS cyclone._insert_steps(text,uuid[],jsonb[],jsonb,timestamp with time zone,integer,integer);
 CREATE OR REPLACE FUNCTION cyclone._insert_steps(
     p_workflow text,
     p_run_ids uuid[],
@@ -147,7 +153,8 @@ CREATE OR REPLACE FUNCTION cyclone._insert_steps(
     p_definition jsonb,
     p_scheduled_at timestamp with time zone,
     p_partition_count integer,
-    p_partition integer)
+    p_partition integer,
+    p_priority integer)
 RETURNS void
 LANGUAGE plpgsql
 AS $$
@@ -155,16 +162,24 @@ BEGIN
     -- PL/pgSQL, not SQL, so that the plan is cached: submit is a hot path too.
     IF NOT jsonb_path_exists(p_definition, '$.nodes[*].limits') THEN
         INSERT INTO cyclone_steps (id, run_id, workflow, node, handler, kind, state, deps, on_dep_failure, priority,
-                                   max_attempts, timeout, signal, child_workflow, max_wait, input, scheduled_at)
+                                   max_attempts, timeout, signal, child_workflow, max_wait, input, scheduled_at, spec)
         OVERRIDING SYSTEM VALUE
         SELECT nextval('cyclone.cyclone_steps_id_seq') * p_partition_count + p_partition, r.id, p_workflow, n.name, n.handler, n.kind,
-               CASE WHEN n.kind = 'task' AND cardinality(n.deps) = 0 THEN 'available' ELSE 'pending' END,
-               n.deps, n.on_dep_failure, n.priority, n.max_attempts, n.timeout, n.signal, n.workflow,
-               n.max_wait, r.input, p_scheduled_at
+               CASE WHEN n.kind = 'task' AND cardinality(n.deps) = 0 AND n."when" IS NULL AND n.unless IS NULL
+                    THEN 'available' ELSE 'pending' END,
+               n.deps, n.on_dep_failure, n.priority + p_priority, n.max_attempts, n.timeout, n.signal, n.workflow,
+               n.max_wait, r.input, p_scheduled_at,
+               CASE WHEN n."when" IS NULL AND n.unless IS NULL AND n.on_dep_skipped IS NULL AND n.duration IS NULL
+                     AND n.until IS NULL AND n.over IS NULL THEN NULL
+                    ELSE jsonb_strip_nulls(jsonb_build_object('when', n."when", 'unless', n.unless,
+                             'on_dep_skipped', n.on_dep_skipped, 'duration', n.duration, 'until', n.until,
+                             'over', n.over, 'max_items', n.max_items, 'on_item_failure', n.on_item_failure)) END
           FROM unnest(p_run_ids, p_inputs) AS r(id, input)
          CROSS JOIN jsonb_to_recordset(p_definition -> 'nodes') AS n(
                    name text, handler text, kind text, deps text[], on_dep_failure text, priority int,
-                   max_attempts int, timeout interval, signal text, workflow text, max_wait interval);
+                   max_attempts int, timeout interval, signal text, workflow text, max_wait interval,
+                   "when" jsonb, unless jsonb, on_dep_skipped text, duration text, until text,
+                   over text, max_items int, on_item_failure text);
         RETURN;
     END IF;
 
@@ -180,17 +195,25 @@ BEGIN
 
     INSERT INTO cyclone_steps (id, run_id, workflow, node, handler, kind, state, deps, on_dep_failure, priority,
                                max_attempts, timeout, signal, child_workflow, max_wait, input, scheduled_at,
-                               buckets, queue_bucket, fair_bucket)
+                               buckets, queue_bucket, fair_bucket, spec)
     OVERRIDING SYSTEM VALUE
     SELECT nextval('cyclone.cyclone_steps_id_seq') * p_partition_count + p_partition, r.id, p_workflow, n.name, n.handler, n.kind,
-           CASE WHEN n.kind = 'task' AND cardinality(n.deps) = 0 THEN 'available' ELSE 'pending' END,
-           n.deps, n.on_dep_failure, n.priority, n.max_attempts, n.timeout, n.signal, n.workflow,
+           CASE WHEN n.kind = 'task' AND cardinality(n.deps) = 0 AND n."when" IS NULL AND n.unless IS NULL
+                THEN 'available' ELSE 'pending' END,
+           n.deps, n.on_dep_failure, n.priority + p_priority, n.max_attempts, n.timeout, n.signal, n.workflow,
            n.max_wait, r.input, p_scheduled_at,
-           coalesce(b.ids, '{}'), coalesce(b.keyed[1], b.ids[1], 0), coalesce(b.keyed[1], 0)
+           coalesce(b.ids, '{}'), coalesce(b.keyed[1], b.ids[1], 0), coalesce(b.keyed[1], 0),
+           CASE WHEN n."when" IS NULL AND n.unless IS NULL AND n.on_dep_skipped IS NULL AND n.duration IS NULL
+                 AND n.until IS NULL AND n.over IS NULL THEN NULL
+                ELSE jsonb_strip_nulls(jsonb_build_object('when', n."when", 'unless', n.unless,
+                         'on_dep_skipped', n.on_dep_skipped, 'duration', n.duration, 'until', n.until,
+                         'over', n.over, 'max_items', n.max_items, 'on_item_failure', n.on_item_failure)) END
       FROM unnest(p_run_ids, p_inputs) AS r(id, input)
      CROSS JOIN jsonb_to_recordset(p_definition -> 'nodes') AS n(
                name text, handler text, kind text, deps text[], on_dep_failure text, priority int,
-               max_attempts int, timeout interval, signal text, workflow text, max_wait interval, limits jsonb)
+               max_attempts int, timeout interval, signal text, workflow text, max_wait interval, limits jsonb,
+               "when" jsonb, unless jsonb, on_dep_skipped text, duration text, until text,
+                   over text, max_items int, on_item_failure text)
       LEFT JOIN LATERAL (
           SELECT array_agg(k.id ORDER BY l.ord) AS ids,
                  array_agg(k.id ORDER BY l.ord) FILTER (WHERE l.key IS NOT NULL) AS keyed
@@ -199,7 +222,7 @@ BEGIN
       ) b ON n.limits IS NOT NULL;
 END
 $$;
-REVOKE ALL ON FUNCTION cyclone._insert_steps(text,uuid[],jsonb[],jsonb,timestamp with time zone,integer,integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION cyclone._insert_steps(text,uuid[],jsonb[],jsonb,timestamp with time zone,integer,integer,integer) FROM PUBLIC;
 
 -- Creates one run per input (in input order) with its steps (_insert_steps): root
 -- tasks available at p_run_at or now, the rest pending; a deadline only for a
@@ -214,6 +237,9 @@ REVOKE ALL ON FUNCTION cyclone._insert_steps(text,uuid[],jsonb[],jsonb,timestamp
 -- (_run_id_on); without one, ids are random uuids. A key is taken in cyclone_run_keys,
 -- which holds the keys of live and archived runs, so a key stays used after its run
 -- moves to history; a concurrent submit of the same key waits for this one's insert.
+-- p_priority (SPEC 16, checked by the caller) is kept on each run and added to each
+-- node's priority on its steps; a child run takes its parent's, as its traceparent.
+DROP FUNCTION IF EXISTS cyclone._create_runs(text,jsonb,jsonb[],interval,text,timestamp with time zone,uuid,bigint,text);
 CREATE OR REPLACE FUNCTION cyclone._create_runs(
     p_workflow text,
     p_definition jsonb,
@@ -223,7 +249,8 @@ CREATE OR REPLACE FUNCTION cyclone._create_runs(
     p_run_at timestamp with time zone,
     p_parent_run_id uuid,
     p_parent_step_id bigint,
-    p_traceparent text DEFAULT NULL::text)
+    p_traceparent text DEFAULT NULL::text,
+    p_priority integer DEFAULT 0)
 RETURNS uuid[]
 LANGUAGE plpgsql
 AS $$
@@ -232,11 +259,13 @@ DECLARE
     v_deadline timestamptz := CASE WHEN p_deadline > interval '0' THEN v_now + p_deadline END;
     v_ids uuid[];
     v_traceparent text := p_traceparent;
+    v_priority int := p_priority;
     v_shard cyclone.cyclone_shard;
     v_partition int := 0;
 BEGIN
     IF p_parent_run_id IS NOT NULL THEN
-        SELECT r.traceparent INTO v_traceparent FROM ONLY cyclone_runs r WHERE r.id = p_parent_run_id;
+        SELECT r.traceparent, r.priority INTO v_traceparent, v_priority
+          FROM ONLY cyclone_runs r WHERE r.id = p_parent_run_id;
     END IF;
     -- Ids are made first, so that they come back in input order. One input
     -- (submit, a child run) takes a plain expression: a query costs more.
@@ -256,9 +285,9 @@ BEGIN
     IF p_idempotency_key IS NULL THEN
         -- No ON CONFLICT without a key: its speculative insertion costs every row.
         INSERT INTO cyclone_runs (id, workflow, input, created_at, started_at, deadline_at,
-                                  parent_run_id, parent_step_id, traceparent)
+                                  parent_run_id, parent_step_id, traceparent, priority)
         SELECT r.id, p_workflow, r.input, v_now, v_now, v_deadline, p_parent_run_id, p_parent_step_id,
-               v_traceparent
+               v_traceparent, v_priority
           FROM unnest(v_ids, p_inputs) AS r(id, input);
     ELSE
         -- The key's row stays while the run is kept, archived or not (history.sql).
@@ -268,18 +297,20 @@ BEGIN
             RETURN '{}'::uuid[];
         END IF;
         INSERT INTO cyclone_runs (id, workflow, input, created_at, started_at, deadline_at, idempotency_key,
-                                  traceparent)
-        VALUES (v_ids[1], p_workflow, p_inputs[1], v_now, v_now, v_deadline, p_idempotency_key, v_traceparent);
+                                  traceparent, priority)
+        VALUES (v_ids[1], p_workflow, p_inputs[1], v_now, v_now, v_deadline, p_idempotency_key, v_traceparent,
+                v_priority);
     END IF;
     PERFORM cyclone._insert_steps(p_workflow, v_ids, p_inputs, p_definition, coalesce(p_run_at, v_now),
-                                  v_shard.partition_count, v_partition);
+                                  v_shard.partition_count, v_partition, v_priority);
     RETURN v_ids;
 END
 $$;
-REVOKE ALL ON FUNCTION cyclone._create_runs(text,jsonb,jsonb[],interval,text,timestamp with time zone,uuid,bigint,text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION cyclone._create_runs(text,jsonb,jsonb[],interval,text,timestamp with time zone,uuid,bigint,text,integer) FROM PUBLIC;
 
 -- Cancels the given non-terminal steps of a run (all of them when p_step_ids is
--- NULL), cancels the child runs of waiting child nodes, and tells the workers
+-- NULL; a map's unfinished items with the map, SPEC 16), cancels the child runs of
+-- waiting child nodes, and tells the workers
 -- running any of them (NOTIFY cyclone_cancel, payload the run id). The caller
 -- holds the run lock; the steps are locked here (FOR UPDATE), the child runs after
 -- them, by _end_run.
@@ -298,7 +329,11 @@ BEGIN
           FROM ONLY cyclone_steps s
          WHERE s.run_id = p_run_id
            AND s.state IN ('pending', 'available', 'running', 'waiting')
-           AND (p_step_ids IS NULL OR s.id = ANY (p_step_ids))
+           AND (p_step_ids IS NULL OR s.id = ANY (p_step_ids)
+                -- A cancelled map's unfinished items go with it (SPEC 16).
+                OR (s.item_index IS NOT NULL
+                    AND EXISTS (SELECT 1 FROM ONLY cyclone_steps m
+                                 WHERE m.id = ANY (p_step_ids) AND m.kind = 'map' AND m.node = s.node)))
            FOR UPDATE
     ), cancelled AS (
         UPDATE ONLY cyclone_steps s

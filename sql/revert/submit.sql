@@ -1,10 +1,9 @@
 -- Revert cyclone:submit to its previous version: the deploy script it had before
--- (sql/deploy/submit@v0.20.0.sql), and a drop of each function the new version added.
+-- (sql/deploy/submit@v0.21.0.sql), and a drop of each function the new version added.
 BEGIN;
 
--- 0.21.0 gave these a p_priority parameter (SPEC 16): the previous signatures come back below.
-DROP FUNCTION IF EXISTS cyclone.submit(text, jsonb, interval, text, timestamptz, text, integer);
-DROP FUNCTION IF EXISTS cyclone.submit_many(text, jsonb[], interval, integer);
+-- 0.22.0's submit took four more arguments (SPEC 17's debounce and dedupe window).
+DROP FUNCTION IF EXISTS cyclone.submit(text,jsonb,interval,text,timestamp with time zone,text,integer,text,interval,interval,interval);
 
 -- sql/engine/23_submit.sql: change `submit` — how any SQL client starts and reads a run
 -- (SPEC 5): submit, submit_many and get_run, granted to cyclone_client and cyclone_admin.
@@ -34,24 +33,30 @@ DROP FUNCTION IF EXISTS cyclone.submit_many(text, jsonb[], interval, integer);
 -- - p_deadline over 1,000,000 days (_deadline_problem, 03_checks.sql; zero or
 --   negative still means no deadline, SPEC 5): a 1,000,000-year one was a raw 22008,
 --   and one of over about 8,000 years a deadline_at Python cannot load;
--- - a malformed p_traceparent (the message says what is wrong).
+-- - a malformed p_traceparent (the message says what is wrong);
+-- - p_priority outside -1000..1000 (SPEC 16). The run keeps it, and each of its
+--   steps is claimed with its node's priority plus this one (smaller first); a
+--   child run takes its parent's.
 -- Nothing is written before these checks pass. A key already used for the workflow
 -- returns that run's id, with its own traceparent, and writes nothing. p_traceparent,
 -- a W3C trace context, is kept on the run so that each execution of its steps joins
--- the caller's trace (SPEC 14). It is the last parameter and there is no
--- five-argument form, so calls with one to five arguments resolve to this one function.
+-- the caller's trace (SPEC 14). p_priority came after it (0.21.0: the six-argument
+-- form is dropped, not left as an overload), and there is no form with fewer
+-- parameters, so a call with one to seven arguments resolves to this one function.
 -- The input check is _input_problem inlined into an IF (about half a microsecond for
 -- a small input); _check_input, which names the argument, runs only to raise.
 -- plan_cache_mode = force_generic_plan, as on the whole hot path (submit, claim,
 -- renew, complete, complete_many, fail): its statements have good generic plans, and
 -- planning them again on every call cost more than executing them.
+DROP FUNCTION IF EXISTS cyclone.submit(text,jsonb,interval,text,timestamp with time zone,text);
 CREATE OR REPLACE FUNCTION cyclone.submit(
     p_workflow text,
     p_input jsonb DEFAULT '{}'::jsonb,
     p_deadline interval DEFAULT NULL::interval,
     p_idempotency_key text DEFAULT NULL::text,
     p_run_at timestamp with time zone DEFAULT NULL::timestamp with time zone,
-    p_traceparent text DEFAULT NULL::text)
+    p_traceparent text DEFAULT NULL::text,
+    p_priority integer DEFAULT 0)
 RETURNS uuid
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -84,34 +89,42 @@ BEGIN
         RAISE EXCEPTION 'submit: p_traceparent % %', cyclone._shown(p_traceparent),
             cyclone._traceparent_problem(p_traceparent) USING ERRCODE = '22023';
     END IF;
+    IF p_priority IS NULL THEN
+        RAISE EXCEPTION 'submit: p_priority must not be NULL (use 0)' USING ERRCODE = '22004';
+    END IF;
+    IF p_priority NOT BETWEEN -1000 AND 1000 THEN
+        RAISE EXCEPTION 'submit: p_priority must be between -1000 and 1000 (got %)', p_priority USING ERRCODE = '22023';
+    END IF;
     IF cyclone._input_problem(p_input) IS NOT NULL THEN
         PERFORM cyclone._check_input('submit: p_input', p_input);
     END IF;
     RETURN (cyclone._start_runs(p_workflow, ARRAY[p_input], p_deadline, p_idempotency_key, p_run_at, NULL, NULL,
-                                p_traceparent))[1];
+                                p_traceparent, p_priority))[1];
 END
 $$;
-COMMENT ON FUNCTION cyclone.submit(text,jsonb,interval,text,timestamp with time zone,text) IS 'Start a run of a workflow (SPEC section 5), in the caller''s trace when p_traceparent is given. Unknown workflow: P0002. Returns the run id.';
-REVOKE ALL ON FUNCTION cyclone.submit(text,jsonb,interval,text,timestamp with time zone,text) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION cyclone.submit(text,jsonb,interval,text,timestamp with time zone,text) TO cyclone_client;
-GRANT EXECUTE ON FUNCTION cyclone.submit(text,jsonb,interval,text,timestamp with time zone,text) TO cyclone_admin;
+COMMENT ON FUNCTION cyclone.submit(text,jsonb,interval,text,timestamp with time zone,text,integer) IS 'Start a run of a workflow (SPEC section 5), in the caller''s trace when p_traceparent is given, with priority p_priority (-1000..1000, smaller first) added to its nodes''. Unknown workflow: P0002. Returns the run id.';
+REVOKE ALL ON FUNCTION cyclone.submit(text,jsonb,interval,text,timestamp with time zone,text,integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION cyclone.submit(text,jsonb,interval,text,timestamp with time zone,text,integer) TO cyclone_client;
+GRANT EXECUTE ON FUNCTION cyclone.submit(text,jsonb,interval,text,timestamp with time zone,text,integer) TO cyclone_admin;
 
 -- The batch form of submit: one run per input, in order, all or nothing. 22004 for
 -- a NULL argument or input; 22023 for more than 10,000 inputs, for an input that
 -- submit would refuse (not a JSON object, over 1 MiB, nested deeper than 100 levels:
 -- _input_problem, the message naming the first such input's position), or a deadline
--- over 1,000,000 days; P0002 for an unknown workflow, even with no inputs. No
--- idempotency key, no start time, no traceparent (SPEC 5 gives it none: its runs are
--- in no trace).
+-- over 1,000,000 days, or a p_priority outside -1000..1000 (submit's, for every run);
+-- P0002 for an unknown workflow, even with no inputs. No idempotency key, no start
+-- time, no traceparent (SPEC 5 gives it none: its runs are in no trace).
 -- 10,000 a call: one call is one transaction that holds its new rows' locks and one
 -- statement's memory for every input; a million inputs took 46 s in one call. A
 -- client with more submits them in batches (10,000 one-step runs: about half a second).
 -- The inputs are checked by one query that stops at the first bad one; _check_input
 -- then raises for it.
+DROP FUNCTION IF EXISTS cyclone.submit_many(text,jsonb[],interval);
 CREATE OR REPLACE FUNCTION cyclone.submit_many(
     p_workflow text,
     p_inputs jsonb[],
-    p_deadline interval DEFAULT NULL::interval)
+    p_deadline interval DEFAULT NULL::interval,
+    p_priority integer DEFAULT 0)
 RETURNS SETOF uuid
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -133,6 +146,12 @@ BEGIN
     IF cyclone._deadline_problem(p_deadline) IS NOT NULL THEN
         RAISE EXCEPTION 'submit_many: p_deadline %', cyclone._deadline_problem(p_deadline) USING ERRCODE = '22023';
     END IF;
+    IF p_priority IS NULL THEN
+        RAISE EXCEPTION 'submit_many: p_priority must not be NULL (use 0)' USING ERRCODE = '22004';
+    END IF;
+    IF p_priority NOT BETWEEN -1000 AND 1000 THEN
+        RAISE EXCEPTION 'submit_many: p_priority must be between -1000 and 1000 (got %)', p_priority USING ERRCODE = '22023';
+    END IF;
     SELECT i.ord, i.input INTO v_bad
       FROM unnest(p_inputs) WITH ORDINALITY AS i(input, ord)
      WHERE cyclone._input_problem(i.input) IS NOT NULL
@@ -142,17 +161,18 @@ BEGIN
         PERFORM cyclone._check_input(format('submit_many: input %s', v_bad.ord), v_bad.input);
     END IF;
     -- No inputs start nothing, but an unknown workflow is still P0002.
-    RETURN QUERY SELECT unnest(cyclone._start_runs(p_workflow, p_inputs, p_deadline, NULL, NULL, NULL, NULL));
+    RETURN QUERY SELECT unnest(cyclone._start_runs(p_workflow, p_inputs, p_deadline, NULL, NULL, NULL, NULL, NULL,
+                                                    p_priority));
 END
 $$;
-COMMENT ON FUNCTION cyclone.submit_many(text,jsonb[],interval) IS 'Start one run per input, in order, all or nothing.';
-REVOKE ALL ON FUNCTION cyclone.submit_many(text,jsonb[],interval) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION cyclone.submit_many(text,jsonb[],interval) TO cyclone_client;
-GRANT EXECUTE ON FUNCTION cyclone.submit_many(text,jsonb[],interval) TO cyclone_admin;
+COMMENT ON FUNCTION cyclone.submit_many(text,jsonb[],interval,integer) IS 'Start one run per input, in order, all or nothing, each with priority p_priority (-1000..1000).';
+REVOKE ALL ON FUNCTION cyclone.submit_many(text,jsonb[],interval,integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION cyclone.submit_many(text,jsonb[],interval,integer) TO cyclone_client;
+GRANT EXECUTE ON FUNCTION cyclone.submit_many(text,jsonb[],interval,integer) TO cyclone_admin;
 
 -- One run with the error of the discard that failed it: the earliest (by
--- finished_at, then id) discarded step not contained by cancel_branch, NULL when
--- there is none (SPEC 5). NULL id: 22004; unknown id: P0002. It reads the live tables
+-- finished_at, then id) discarded step not contained by cancel_branch, never a map's
+-- item (SPEC 16: the map node is the failing step), NULL when there is none (SPEC 5). NULL id: 22004; unknown id: P0002. It reads the live tables
 -- first (ONLY) and the parents, history included, only for a run that is not there,
 -- so that polling a live run never plans, locks or probes the day tables
 -- (43_history.sql). STABLE, so both reads see the calling query's snapshot: a run
@@ -176,7 +196,7 @@ BEGIN
       FROM ONLY cyclone_runs r
       LEFT JOIN LATERAL (
           SELECT s.error_kind, s.error FROM ONLY cyclone_steps s
-           WHERE s.run_id = r.id AND s.state = 'discarded' AND NOT s.contained
+           WHERE s.run_id = r.id AND s.item_index IS NULL AND s.state = 'discarded' AND NOT s.contained
            ORDER BY s.finished_at, s.id
            LIMIT 1) f ON true
      WHERE r.id = p_run_id;
@@ -189,7 +209,7 @@ BEGIN
       FROM cyclone_runs r
       LEFT JOIN LATERAL (
           SELECT s.error_kind, s.error FROM cyclone_steps s
-           WHERE s.run_id = r.id AND s.state = 'discarded' AND NOT s.contained
+           WHERE s.run_id = r.id AND s.item_index IS NULL AND s.state = 'discarded' AND NOT s.contained
            ORDER BY s.finished_at, s.id
            LIMIT 1) f ON true
      WHERE r.id = p_run_id;

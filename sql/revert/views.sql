@@ -1,7 +1,8 @@
 -- Revert cyclone:views to its previous version: the deploy script it had before
--- (sql/deploy/views@v0.20.0.sql), after the views that gained columns are dropped (CREATE OR REPLACE VIEW
--- cannot drop a column). The listings (42_listings.sql) return those views' row types, so they are dropped
--- with them and made again afterwards from their own definitions, comments and grants, saved first.
+-- (sql/deploy/views@v0.21.0.sql), after the views that gained columns, and cyclone_v_events, are dropped
+-- (CREATE OR REPLACE VIEW cannot drop a column). The listings (42_listings.sql) return those views' row types,
+-- so they are dropped with them and made again afterwards from their own definitions, comments and grants,
+-- saved first.
 BEGIN;
 
 CREATE TEMP TABLE cyclone_revert_listings ON COMMIT DROP AS
@@ -14,7 +15,8 @@ SELECT pg_get_functiondef(p.oid) AS def,
  WHERE p.pronamespace = 'cyclone'::regnamespace AND p.proname IN ('list_runs', 'list_steps', 'list_dead_letters');
 DROP FUNCTION cyclone.list_runs(text, text, integer, timestamptz), cyclone.list_steps(uuid),
               cyclone.list_dead_letters(text, text, integer);
-DROP VIEW cyclone.cyclone_v_dlq, cyclone.cyclone_v_steps, cyclone.cyclone_v_runs;
+DROP VIEW cyclone.cyclone_v_dlq, cyclone.cyclone_v_steps, cyclone.cyclone_v_runs, cyclone.cyclone_v_events;
+
 
 -- sql/engine/15_views.sql: change `views` — the read side users query with plain SQL (SPEC 3).
 -- Owns every view: cyclone_v_workflows, cyclone_v_runs, cyclone_v_steps, cyclone_v_dlq (change views),
@@ -42,11 +44,12 @@ GRANT SELECT ON cyclone.cyclone_v_workflows TO cyclone_client, cyclone_admin;
 -- or cancelled; finished_at is set iff the run is terminal, paused_at iff it is paused; deadline_at NULL is no
 -- deadline; parent_run_id and parent_step_id name a child run's parent and its child node. No error_kind: a
 -- failed run's error is on its steps (get_run returns the run with the error that failed it). The traceparent
--- is not shown.
+-- is not shown. priority is submit's p_priority (SPEC 16), which each of the run's steps adds to its node's.
+-- A column a release adds goes last (CREATE OR REPLACE VIEW can only append).
 CREATE OR REPLACE VIEW cyclone.cyclone_v_runs AS
 SELECT r.id, r.workflow, r.state, r.input, r.output, r.created_at, r.started_at,
        r.finished_at, r.deadline_at, r.paused_at, r.parent_run_id, r.parent_step_id,
-       r.idempotency_key
+       r.idempotency_key, r.priority
   FROM cyclone.cyclone_runs r;
 COMMENT ON VIEW cyclone.cyclone_v_runs IS 'Runs. The error of a failed run is on its steps (see get_run).';
 GRANT SELECT ON cyclone.cyclone_v_runs TO cyclone_client, cyclone_admin;
@@ -55,13 +58,16 @@ GRANT SELECT ON cyclone.cyclone_v_runs TO cyclone_client, cyclone_admin;
 -- query of steps reads steps alone; every step's workflow is its run's). completed_at is the step's
 -- finished_at: the terminal timestamp of every terminal state, discarded and cancelled included (there is no
 -- discarded_at). The columns are cyclone_steps' (10_runs_tables.sql says what each is); the bookkeeping ones
--- (limit buckets, failed_span, contained, rerun_attempt, child_workflow) are not shown.
+-- (limit buckets, failed_span, contained, rerun_attempt, child_workflow) are not shown. priority is the one
+-- claim orders by: the node's plus the run's. snoozes, progress and progress_at are SPEC 16's (snooze(),
+-- progress()), and so are item_index and item (a map item's position and element; NULL for other steps). A column a release adds goes last (CREATE OR REPLACE VIEW can only append; cyclone_v_dlq below
+-- follows).
 CREATE OR REPLACE VIEW cyclone.cyclone_v_steps AS
 SELECT s.id, s.run_id, s.workflow, s.node, s.handler, s.kind, s.state, s.attempt, s.max_attempts,
        s.reclaims, s.error, s.error_kind, s.scheduled_at, s.started_at, s.finished_at AS completed_at,
        s.deps, s.on_dep_failure, s.priority, s.timeout, s.lease_owner, s.lease_expiry,
        s.lease_generation, s.heartbeat_at, s.signal, s.max_wait, s.wait_expires_at,
-       s.child_run_id, s.input, s.output
+       s.child_run_id, s.input, s.output, s.snoozes, s.progress, s.progress_at, s.item_index, s.item
   FROM cyclone.cyclone_steps s;
 COMMENT ON VIEW cyclone.cyclone_v_steps IS
     'Steps with their run''s workflow; completed_at is set for every terminal state.';

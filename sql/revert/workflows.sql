@@ -1,8 +1,6 @@
 -- Revert cyclone:workflows to its previous version: the deploy script it had before
--- (sql/deploy/workflows@v0.20.0.sql), and a drop of each function the new version added.
+-- (sql/deploy/workflows@v0.21.0.sql), and a drop of each function the new version added.
 BEGIN;
-
-DROP FUNCTION IF EXISTS cyclone._path_problem(text, jsonb);
 
 -- sql/engine/20_workflows.sql: change `workflows` — workflow definitions (SPEC 4).
 -- define_workflow() validates a DAG definition, fills in every default and stores the
@@ -325,6 +323,30 @@ END
 $$;
 REVOKE ALL ON FUNCTION cyclone._child_cycle(text,jsonb) FROM PUBLIC;
 
+-- What is wrong with a path a node names (SPEC 16: a sleep's "until", a map's "over"), or NULL when nothing is:
+-- dot-separated segments, none empty, the first "input" (the run input) or "deps" followed by one of the
+-- node's own dependencies (p_deps, a JSON array of names; that dependency's output). A root node (no deps)
+-- can only name its input: it is reached at submit, before any step ran.
+CREATE OR REPLACE FUNCTION cyclone._path_problem(p_path text, p_deps jsonb)
+RETURNS text
+LANGUAGE sql
+IMMUTABLE
+AS $$
+    SELECT CASE
+        WHEN p_path IS NULL OR p_path = '' OR '' = ANY (string_to_array(p_path, '.'))
+            THEN 'must be a dot path such as "input.items" or "deps.list.images"'
+        WHEN split_part(p_path, '.', 1) = 'input' THEN NULL
+        WHEN split_part(p_path, '.', 1) <> 'deps'
+            THEN format('must start with "input" or "deps", got %s', cyclone._shown(p_path))
+        WHEN jsonb_array_length(p_deps) = 0
+            THEN format('%s names a dependency, but a root node can only read its input', cyclone._shown(p_path))
+        WHEN NOT p_deps ? split_part(p_path, '.', 2)
+            THEN format('%s names %s, which is not one of the node''s deps', cyclone._shown(p_path),
+                        cyclone._shown(split_part(p_path, '.', 2)))
+    END
+$$;
+REVOKE ALL ON FUNCTION cyclone._path_problem(text,jsonb) FROM PUBLIC;
+
 -- Checks a definition and returns it with every default filled in:
 -- {"max_attempts": n, "nodes": [{name, kind, handler, deps, on_dep_failure,
 --   max_attempts, priority, timeout, signal, workflow, max_wait[, limits]}, ...]
@@ -336,6 +358,11 @@ REVOKE ALL ON FUNCTION cyclone._child_cycle(text,jsonb) FROM PUBLIC;
 -- 10,000 dependencies in all, a node without a name or with a duplicate one, an unknown
 -- kind, policy or dep, a dep listed twice, a field on a kind it does not apply to, a
 -- child node without "workflow", a priority that is not an integer within +-1,000,000,
+-- a condition (when, unless) that is not a JSON object, an on_dep_skipped other than
+-- "skip" or "run", a sleep without exactly one of duration and until, an until that is
+-- not a path _path_problem accepts, duration or until on another kind, a map node
+-- without "over" (a path) or with max_items outside 1..100,000 or on_item_failure
+-- other than "fail" or "collect", those on another kind,
 -- and a cycle (found last, by _unordered_nodes; the message names its nodes, the first
 -- 20 by name). A child node's workflow need not exist yet: it is looked up when the node
 -- is reached (_advance, 22_advance.sql).
@@ -426,14 +453,16 @@ BEGIN
         v_name := v_node ->> 'name';
         SELECT min(k) INTO v_key FROM jsonb_object_keys(v_node) k
          WHERE k NOT IN ('name', 'kind', 'handler', 'deps', 'on_dep_failure', 'max_attempts',
-                         'priority', 'timeout', 'signal', 'workflow', 'max_wait', 'limits');
+                         'priority', 'timeout', 'signal', 'workflow', 'max_wait', 'limits',
+                         'when', 'unless', 'on_dep_skipped', 'duration', 'until', 'over', 'max_items',
+                         'on_item_failure');
         IF v_key IS NOT NULL THEN
             PERFORM cyclone._bad_definition(p_name, format('node "%s": unknown key "%s"', v_name, v_key));
         END IF;
         v_kind := coalesce(v_node ->> 'kind', 'task');
-        IF v_kind NOT IN ('task', 'wait', 'child') THEN
+        IF v_kind NOT IN ('task', 'wait', 'child', 'sleep', 'map') THEN
             PERFORM cyclone._bad_definition(p_name,
-                format('node "%s": unknown kind "%s" (task, wait or child)', v_name, v_kind));
+                format('node "%s": unknown kind "%s" (task, wait, child, sleep or map)', v_name, v_kind));
         END IF;
         v_policy := coalesce(v_node ->> 'on_dep_failure', 'fail_run');
         IF v_policy NOT IN ('fail_run', 'cancel_branch') THEN
@@ -452,24 +481,79 @@ BEGIN
         IF (SELECT count(*) <> count(DISTINCT d) FROM jsonb_array_elements_text(v_deps) d) THEN
             PERFORM cyclone._bad_definition(p_name, format('node "%s": a dep is listed twice', v_name));
         END IF;
-        IF v_kind <> 'task' AND (v_node ? 'timeout' OR v_node ? 'handler' OR v_node ? 'max_attempts') THEN
+        -- A map node's items run like task steps, with the map's handler, timeout, max_attempts and limits.
+        IF v_kind NOT IN ('task', 'map') AND (v_node ? 'timeout' OR v_node ? 'handler' OR v_node ? 'max_attempts') THEN
             PERFORM cyclone._bad_definition(p_name,
-                format('node "%s": handler, timeout and max_attempts apply to task nodes only', v_name));
+                format('node "%s": handler, timeout and max_attempts apply to task and map nodes only', v_name));
         END IF;
-        IF v_kind <> 'task' AND v_node ? 'limits' THEN
-            PERFORM cyclone._bad_definition(p_name, format('node "%s": limits apply to task nodes only', v_name));
+        IF v_kind NOT IN ('task', 'map') AND v_node ? 'limits' THEN
+            PERFORM cyclone._bad_definition(p_name, format('node "%s": limits apply to task and map nodes only', v_name));
         END IF;
         v_node_limits := '[]'::jsonb;
-        IF v_kind = 'task' THEN
+        IF v_kind IN ('task', 'map') THEN
             v_node_limits := cyclone._merge_limits(v_limits, CASE WHEN v_node ? 'limits' THEN
                 cyclone._definition_limits(p_name, format('node "%s": limits', v_name), v_node -> 'limits')
                 ELSE '[]'::jsonb END);
         END IF;
-        IF v_kind = 'task' AND v_node ? 'max_wait' THEN
+        IF v_kind IN ('task', 'sleep', 'map') AND v_node ? 'max_wait' THEN
             PERFORM cyclone._bad_definition(p_name, format('node "%s": max_wait applies to wait and child nodes only', v_name));
         END IF;
         IF v_kind <> 'wait' AND v_node ? 'signal' THEN
             PERFORM cyclone._bad_definition(p_name, format('node "%s": signal applies to wait nodes only', v_name));
+        END IF;
+        -- Conditions (SPEC 16), on any kind: JSON objects the document {"input", "deps"} must contain (when)
+        -- or must not (unless) for the node to run; on_dep_skipped "run" runs it after a skipped dependency.
+        SELECT min(f.key) INTO v_key FROM unnest(ARRAY['when', 'unless']) AS f(key)
+         WHERE v_node ? f.key AND jsonb_typeof(v_node -> f.key) <> 'object';
+        IF v_key IS NOT NULL THEN
+            PERFORM cyclone._bad_definition(p_name, format('node "%s": %s must be a JSON object', v_name, v_key));
+        END IF;
+        IF v_node ? 'on_dep_skipped' AND (v_node -> 'on_dep_skipped') NOT IN ('"skip"', '"run"') THEN
+            PERFORM cyclone._bad_definition(p_name,
+                format('node "%s": on_dep_skipped must be "skip" or "run", got %s', v_name, v_node -> 'on_dep_skipped'));
+        END IF;
+        -- A sleep (SPEC 16) waits for exactly one of duration (an interval) or until (a path to a timestamp).
+        IF v_kind <> 'sleep' AND (v_node ? 'duration' OR v_node ? 'until') THEN
+            PERFORM cyclone._bad_definition(p_name, format('node "%s": duration and until apply to sleep nodes only', v_name));
+        END IF;
+        IF v_kind = 'sleep' AND (v_node ? 'duration') = (v_node ? 'until') THEN
+            PERFORM cyclone._bad_definition(p_name,
+                format('node "%s": a sleep node needs exactly one of "duration" and "until"', v_name));
+        END IF;
+        IF v_node ? 'until' THEN
+            v_problem := cyclone._path_problem(CASE WHEN jsonb_typeof(v_node -> 'until') = 'string'
+                                                    THEN v_node ->> 'until' END, v_deps);
+            IF v_problem IS NOT NULL THEN
+                PERFORM cyclone._bad_definition(p_name, format('node "%s": until %s', v_name, v_problem));
+            END IF;
+        END IF;
+        -- A map (SPEC 16) fans out over the list at its "over" path: at most max_items elements (1 to 100,000;
+        -- 10,000 by default); on_item_failure "fail" (the first discarded item discards the map) or "collect".
+        IF v_kind <> 'map' AND (v_node ? 'over' OR v_node ? 'max_items' OR v_node ? 'on_item_failure') THEN
+            PERFORM cyclone._bad_definition(p_name,
+                format('node "%s": over, max_items and on_item_failure apply to map nodes only', v_name));
+        END IF;
+        IF v_kind = 'map' THEN
+            IF NOT v_node ? 'over' THEN
+                PERFORM cyclone._bad_definition(p_name, format('node "%s": a map node needs "over"', v_name));
+            END IF;
+            v_problem := cyclone._path_problem(CASE WHEN jsonb_typeof(v_node -> 'over') = 'string'
+                                                    THEN v_node ->> 'over' END, v_deps);
+            IF v_problem IS NOT NULL THEN
+                PERFORM cyclone._bad_definition(p_name, format('node "%s": over %s', v_name, v_problem));
+            END IF;
+            IF v_node ? 'max_items' AND (jsonb_typeof(v_node -> 'max_items') <> 'number'
+               OR (v_node ->> 'max_items')::numeric <> trunc((v_node ->> 'max_items')::numeric)
+               OR (v_node ->> 'max_items')::numeric NOT BETWEEN 1 AND 100000) THEN
+                PERFORM cyclone._bad_definition(p_name,
+                    format('node "%s": max_items must be an integer from 1 to 100000, got %s', v_name,
+                           v_node -> 'max_items'));
+            END IF;
+            IF v_node ? 'on_item_failure' AND (v_node -> 'on_item_failure') NOT IN ('"fail"', '"collect"') THEN
+                PERFORM cyclone._bad_definition(p_name,
+                    format('node "%s": on_item_failure must be "fail" or "collect", got %s', v_name,
+                           v_node -> 'on_item_failure'));
+            END IF;
         END IF;
         IF v_kind <> 'child' AND v_node ? 'workflow' THEN
             PERFORM cyclone._bad_definition(p_name, format('node "%s": workflow applies to child nodes only', v_name));
@@ -500,7 +584,7 @@ BEGIN
         v_nodes[v_ord] := jsonb_build_object(
             'name', v_name,
             'kind', v_kind,
-            'handler', CASE WHEN v_kind = 'task' THEN coalesce(v_node ->> 'handler', v_name) ELSE v_name END,
+            'handler', CASE WHEN v_kind IN ('task', 'map') THEN coalesce(v_node ->> 'handler', v_name) ELSE v_name END,
             'deps', v_deps,
             'on_dep_failure', v_policy,
             'max_attempts', CASE WHEN v_node ? 'max_attempts'
@@ -512,7 +596,19 @@ BEGIN
             'workflow', v_node ->> 'workflow',
             'max_wait', cyclone._definition_interval(p_name, v_name, 'max_wait', v_node -> 'max_wait'))
             || CASE WHEN jsonb_array_length(v_node_limits) > 0 THEN jsonb_build_object('limits', v_node_limits)
-                    ELSE '{}'::jsonb END;
+                    ELSE '{}'::jsonb END
+            -- SPEC 16's keys, only on the nodes that have them (a definition without them is normalised as
+            -- before): the conditions as given, on_dep_skipped only when it is "run", a sleep's duration as
+            -- PostgreSQL writes the interval, its until as given.
+            || jsonb_strip_nulls(jsonb_build_object(
+                   'when', v_node -> 'when',
+                   'unless', v_node -> 'unless',
+                   'on_dep_skipped', CASE WHEN v_node ->> 'on_dep_skipped' = 'run' THEN 'run' END,
+                   'duration', cyclone._definition_interval(p_name, v_name, 'duration', v_node -> 'duration')::text,
+                   'until', v_node -> 'until',
+                   'over', v_node -> 'over',
+                   'max_items', CASE WHEN v_kind = 'map' THEN coalesce((v_node ->> 'max_items')::int, 10000) END,
+                   'on_item_failure', CASE WHEN v_kind = 'map' THEN coalesce(v_node ->> 'on_item_failure', 'fail') END));
     END LOOP;
 
     -- Cycles: the nodes Kahn's algorithm cannot order (dep -> node, by

@@ -1,6 +1,6 @@
 -- Verify cyclone:advance
 BEGIN;
-SELECT 'cyclone._start_runs(text, jsonb[], interval, text, timestamptz, uuid, bigint, text, int)'::regprocedure,
+SELECT 'cyclone._start_runs(text, jsonb[], interval, text, timestamptz, uuid, bigint, text, int, text, interval)'::regprocedure,
        'cyclone._advance(uuid)'::regprocedure,
        'cyclone._advance_runs(uuid[])'::regprocedure,
        'cyclone._discard_step(bigint, text, text)'::regprocedure,

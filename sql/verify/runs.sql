@@ -3,7 +3,7 @@ BEGIN;
 SELECT 'cyclone._lock_run(uuid)'::regprocedure,
        'cyclone._lock_existing_run(text, uuid)'::regprocedure,
        'cyclone._root_run(uuid)'::regprocedure,
-       'cyclone._create_runs(text, jsonb, jsonb[], interval, text, timestamptz, uuid, bigint, text, int)'::regprocedure,
+       'cyclone._create_runs(text, jsonb, jsonb[], interval, text, timestamptz, uuid, bigint, text, int, text, interval)'::regprocedure,
        'cyclone._discard_steps(bigint[], text, text)'::regprocedure,
        'cyclone._end_run(uuid, text, text)'::regprocedure;
 SELECT 1 / (NOT has_function_privilege('public', 'cyclone._end_run(uuid, text, text)', 'execute'))::int;

@@ -19,4 +19,7 @@ SELECT 1 / has_table_privilege('cyclone_client', 'cyclone.cyclone_v_workers', 's
 SELECT priority FROM cyclone.cyclone_v_runs WHERE false;
 SELECT snoozes, progress, progress_at FROM cyclone.cyclone_v_steps WHERE false;
 SELECT snoozes, progress, progress_at FROM cyclone.cyclone_v_dlq WHERE false;
+SELECT rerun_of FROM cyclone.cyclone_v_runs WHERE false;
+SELECT event_key, awaited_run_id, spec FROM cyclone.cyclone_v_steps WHERE false;
+SELECT key, payload, emitted_at FROM cyclone.cyclone_v_events WHERE false;
 ROLLBACK;

@@ -11,33 +11,37 @@
 -- This file is the change's complete current source: edit it here and ship it with
 -- `make rework ROUTER=1 CHANGE=routing NOTE="..."` (docs/architecture.md, Changing the engine).
 
--- 0.21.0 added p_priority to submit and submit_many (SPEC 16), as on a shard: the older signatures are
--- dropped, not left as overloads.
+-- 0.21.0 added p_priority to submit and submit_many (SPEC 16), and 0.22.0 submit's debounce and dedupe
+-- window (SPEC 17), as on a shard: the older signatures are dropped, not left as overloads.
 DROP FUNCTION IF EXISTS cyclone._submit(int, text, jsonb, interval, text, timestamptz, text);
 DROP FUNCTION IF EXISTS cyclone.submit(text, jsonb, interval, text, timestamptz, text);
+DROP FUNCTION IF EXISTS cyclone._submit(int, text, jsonb, interval, text, timestamptz, text, int);
+DROP FUNCTION IF EXISTS cyclone.submit(text, jsonb, interval, text, timestamptz, text, int);
 DROP FUNCTION IF EXISTS cyclone._submit_many(int, text, jsonb[], interval);
 DROP FUNCTION IF EXISTS cyclone.submit_many(text, jsonb[], interval);
 
-CREATE OR REPLACE FUNCTION cyclone._submit(p_partition int, p_workflow text, p_input jsonb, p_deadline interval, p_idempotency_key text, p_run_at timestamptz, p_traceparent text, p_priority int)
+CREATE OR REPLACE FUNCTION cyclone._submit(p_partition int, p_workflow text, p_input jsonb, p_deadline interval, p_idempotency_key text, p_run_at timestamptz, p_traceparent text, p_priority int, p_debounce_key text, p_debounce interval, p_debounce_max interval, p_idempotency_window interval)
 RETURNS uuid
 LANGUAGE plproxy
 AS $$
     CLUSTER 'cyclone';
     RUN ON p_partition;
-    SELECT cyclone.submit(p_workflow, p_input, p_deadline, p_idempotency_key, p_run_at, p_traceparent, p_priority);
+    SELECT cyclone.submit(p_workflow, p_input, p_deadline, p_idempotency_key, p_run_at, p_traceparent, p_priority,
+                          p_debounce_key, p_debounce, p_debounce_max, p_idempotency_window);
 $$;
 
--- A run with an idempotency key goes to the key's partition, so the key deduplicates; any other to a partition at random.
-CREATE OR REPLACE FUNCTION cyclone.submit(p_workflow text, p_input jsonb DEFAULT '{}', p_deadline interval DEFAULT NULL, p_idempotency_key text DEFAULT NULL, p_run_at timestamptz DEFAULT NULL, p_traceparent text DEFAULT NULL, p_priority int DEFAULT 0)
+-- A run with an idempotency key goes to the key's partition, so the key deduplicates; a debounced one to its
+-- debounce key's, so a burst of one key meets one shard (SPEC 17); any other to a partition at random.
+CREATE OR REPLACE FUNCTION cyclone.submit(p_workflow text, p_input jsonb DEFAULT '{}', p_deadline interval DEFAULT NULL, p_idempotency_key text DEFAULT NULL, p_run_at timestamptz DEFAULT NULL, p_traceparent text DEFAULT NULL, p_priority int DEFAULT 0, p_debounce_key text DEFAULT NULL, p_debounce interval DEFAULT NULL, p_debounce_max interval DEFAULT NULL, p_idempotency_window interval DEFAULT NULL)
 RETURNS uuid
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = cyclone, pg_temp SET client_min_messages = warning
 AS $$
 DECLARE
-    v_partition int := cyclone._submit_partition(p_workflow, p_idempotency_key);
+    v_partition int := cyclone._submit_partition(p_workflow, coalesce(p_idempotency_key, p_debounce_key));
     v_hint text;
 BEGIN
     RETURN cyclone._submit(v_partition, p_workflow, p_input, p_deadline, p_idempotency_key, p_run_at, p_traceparent,
-                           p_priority);
+                           p_priority, p_debounce_key, p_debounce, p_debounce_max, p_idempotency_window);
 EXCEPTION WHEN OTHERS THEN
     GET STACKED DIAGNOSTICS v_hint = PG_EXCEPTION_HINT;
     PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_hint);
@@ -116,6 +120,89 @@ EXCEPTION WHEN OTHERS THEN
     GET STACKED DIAGNOSTICS v_hint = PG_EXCEPTION_HINT;
     PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_hint);
     RETURN NULL;  -- not reached: _reraise raises
+END
+$$;
+
+-- SPEC 17. signal_with_start goes where submit sends its key; rerun to the shard that holds the run (its new
+-- run is made there too). emit_event is recorded on every shard, whose event nodes it completes, one after
+-- the other (not atomically, as define_workflow), and answers how many nodes it completed on all of them.
+CREATE OR REPLACE FUNCTION cyclone._signal_with_start(p_partition int, p_workflow text, p_idempotency_key text, p_signal text, p_payload jsonb, p_input jsonb)
+RETURNS uuid
+LANGUAGE plproxy
+AS $$
+    CLUSTER 'cyclone';
+    RUN ON p_partition;
+    SELECT cyclone.signal_with_start(p_workflow, p_idempotency_key, p_signal, p_payload, p_input);
+$$;
+
+CREATE OR REPLACE FUNCTION cyclone.signal_with_start(p_workflow text, p_idempotency_key text, p_signal text, p_payload jsonb DEFAULT NULL, p_input jsonb DEFAULT '{}')
+RETURNS uuid
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = cyclone, pg_temp SET client_min_messages = warning
+AS $$
+DECLARE
+    v_partition int := cyclone._submit_partition(p_workflow, p_idempotency_key);
+    v_hint text;
+BEGIN
+    RETURN cyclone._signal_with_start(v_partition, p_workflow, p_idempotency_key, p_signal, p_payload, p_input);
+EXCEPTION WHEN OTHERS THEN
+    GET STACKED DIAGNOSTICS v_hint = PG_EXCEPTION_HINT;
+    PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_hint);
+    RETURN NULL;  -- not reached: _reraise raises
+END
+$$;
+
+CREATE OR REPLACE FUNCTION cyclone._rerun(p_partition int, p_run_id uuid, p_from_node text, p_reason text)
+RETURNS uuid
+LANGUAGE plproxy
+AS $$
+    CLUSTER 'cyclone';
+    RUN ON p_partition;
+    SELECT cyclone.rerun(p_run_id, p_from_node, p_reason);
+$$;
+
+CREATE OR REPLACE FUNCTION cyclone.rerun(p_run_id uuid, p_from_node text DEFAULT NULL, p_reason text DEFAULT NULL)
+RETURNS uuid
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = cyclone, pg_temp SET client_min_messages = warning
+AS $$
+DECLARE
+    v_partition int := cyclone._run_partition(p_run_id);
+    v_hint text;
+BEGIN
+    RETURN cyclone._rerun(v_partition, p_run_id, p_from_node, p_reason);
+EXCEPTION WHEN OTHERS THEN
+    GET STACKED DIAGNOSTICS v_hint = PG_EXCEPTION_HINT;
+    PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_hint);
+    RETURN NULL;  -- not reached: _reraise raises
+END
+$$;
+
+CREATE OR REPLACE FUNCTION cyclone._emit_event(p_partition int, p_key text, p_payload jsonb)
+RETURNS SETOF int
+LANGUAGE plproxy
+AS $$
+    CLUSTER 'cyclone';
+    RUN ON p_partition;
+    SELECT cyclone.emit_event(p_key, p_payload);
+$$;
+
+CREATE OR REPLACE FUNCTION cyclone.emit_event(p_key text, p_payload jsonb DEFAULT NULL)
+RETURNS int
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = cyclone, pg_temp SET client_min_messages = warning
+AS $$
+DECLARE
+    v_partition int;
+    v_hint text;
+    v_count int := 0;
+BEGIN
+    FOR v_partition IN SELECT s.partition FROM cyclone._shard_partitions() s LOOP
+        BEGIN
+            v_count := v_count + (SELECT sum(n) FROM cyclone._emit_event(v_partition, p_key, p_payload) n);
+        EXCEPTION WHEN OTHERS THEN
+            GET STACKED DIAGNOSTICS v_hint = PG_EXCEPTION_HINT;
+            PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_hint);
+        END;
+    END LOOP;
+    RETURN v_count;
 END
 $$;
 
@@ -528,7 +615,10 @@ $$;
 
 -- What \df+ shows for each function a role may call.
 COMMENT ON FUNCTION cyclone.now() IS 'The engine clock of one shard (every shard keeps the same offset).';
-COMMENT ON FUNCTION cyclone.submit(text, jsonb, interval, text, timestamptz, text, int) IS 'Routed submit: on the idempotency key''s partition when there is a key, else on a partition at random.';
+COMMENT ON FUNCTION cyclone.submit(text, jsonb, interval, text, timestamptz, text, int, text, interval, interval, interval) IS 'Routed submit: on the idempotency key''s partition when there is a key, the debounce key''s for a debounced submit, else on a partition at random.';
+COMMENT ON FUNCTION cyclone.signal_with_start(text, text, text, jsonb, jsonb) IS 'Routed signal_with_start: on the idempotency key''s partition, as submit.';
+COMMENT ON FUNCTION cyclone.rerun(uuid, text, text) IS 'Routed rerun: on the shard that holds the run; the new run is made there.';
+COMMENT ON FUNCTION cyclone.emit_event(text, jsonb) IS 'Routed emit_event: recorded on every shard, one after the other (not atomically); how many event nodes it completed on all of them.';
 COMMENT ON FUNCTION cyclone.submit_many(text, jsonb[], interval, int) IS 'Routed submit_many: the whole batch on one partition chosen at random, so it is all or nothing.';
 COMMENT ON FUNCTION cyclone.get_run(uuid) IS 'Routed get_run: asks the shard that holds the run.';
 COMMENT ON FUNCTION cyclone.signal(uuid, text, jsonb) IS 'Routed signal: sent to the shard that holds the run.';
@@ -552,7 +642,8 @@ COMMENT ON FUNCTION cyclone.next_fire(text, timestamptz, text) IS 'Routed next_f
 REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA cyclone FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cyclone.now(), cyclone.next_fire(text, timestamptz, text)
     TO cyclone_worker, cyclone_client, cyclone_admin;
-GRANT EXECUTE ON FUNCTION cyclone.submit(text, jsonb, interval, text, timestamptz, text, int),
+GRANT EXECUTE ON FUNCTION cyclone.submit(text, jsonb, interval, text, timestamptz, text, int, text, interval, interval, interval),
+                          cyclone.signal_with_start(text, text, text, jsonb, jsonb), cyclone.emit_event(text, jsonb),
                           cyclone.submit_many(text, jsonb[], interval, int), cyclone.get_run(uuid),
                           cyclone.signal(uuid, text, jsonb), cyclone.explain_step(bigint), cyclone.list_steps(uuid)
     TO cyclone_client, cyclone_admin;
@@ -562,6 +653,6 @@ GRANT EXECUTE ON FUNCTION cyclone.define_workflow(text, jsonb), cyclone.define_l
                           cyclone.unschedule(text), cyclone.pause_schedule(text), cyclone.resume_schedule(text),
                           cyclone.backfill(text, timestamptz, timestamptz)
     TO cyclone_worker, cyclone_admin;
-GRANT EXECUTE ON FUNCTION cyclone.retry(uuid, text, int, text), cyclone.retry_all(uuid, text),
+GRANT EXECUTE ON FUNCTION cyclone.retry(uuid, text, int, text), cyclone.retry_all(uuid, text), cyclone.rerun(uuid, text, text),
                           cyclone.cancel(uuid, text), cyclone.pause(uuid), cyclone.resume(uuid)
     TO cyclone_admin;

@@ -1,12 +1,16 @@
 -- Revert cyclone_router:routing to its previous version: the deploy script it had before
--- (sql/deploy/routing@v0.18.0.sql), and a drop of each function the new version added.
+-- (sql/deploy/routing@v0.21.0.sql), and a drop of each function the new version added.
 BEGIN;
 
--- 0.21.0 gave these a p_priority parameter (SPEC 16): the previous signatures come back below.
-DROP FUNCTION IF EXISTS cyclone._submit(int, text, jsonb, interval, text, timestamptz, text, int);
-DROP FUNCTION IF EXISTS cyclone.submit(text, jsonb, interval, text, timestamptz, text, int);
-DROP FUNCTION IF EXISTS cyclone._submit_many(int, text, jsonb[], interval, int);
-DROP FUNCTION IF EXISTS cyclone.submit_many(text, jsonb[], interval, int);
+DROP FUNCTION IF EXISTS cyclone._emit_event(int, text, jsonb);
+DROP FUNCTION IF EXISTS cyclone._rerun(int, uuid, text, text);
+DROP FUNCTION IF EXISTS cyclone._signal_with_start(int, text, text, text, jsonb, jsonb);
+DROP FUNCTION IF EXISTS cyclone.emit_event(text, jsonb);
+DROP FUNCTION IF EXISTS cyclone.rerun(uuid, text, text);
+DROP FUNCTION IF EXISTS cyclone.signal_with_start(text, text, text, jsonb, jsonb);
+-- 0.22.0's submit took four more arguments (SPEC 17), and its _submit with them.
+DROP FUNCTION IF EXISTS cyclone._submit(int, text, jsonb, interval, text, timestamptz, text, int, text, interval, interval, interval);
+DROP FUNCTION IF EXISTS cyclone.submit(text, jsonb, interval, text, timestamptz, text, int, text, interval, interval, interval);
 
 -- router/sql/engine/20_routing.sql: change `routing`.
 -- The routed functions (SPEC 15), with the signatures a shard's have. Each is
@@ -21,17 +25,24 @@ DROP FUNCTION IF EXISTS cyclone.submit_many(text, jsonb[], interval, int);
 -- This file is the change's complete current source: edit it here and ship it with
 -- `make rework ROUTER=1 CHANGE=routing NOTE="..."` (docs/architecture.md, Changing the engine).
 
-CREATE OR REPLACE FUNCTION cyclone._submit(p_partition int, p_workflow text, p_input jsonb, p_deadline interval, p_idempotency_key text, p_run_at timestamptz, p_traceparent text)
+-- 0.21.0 added p_priority to submit and submit_many (SPEC 16), as on a shard: the older signatures are
+-- dropped, not left as overloads.
+DROP FUNCTION IF EXISTS cyclone._submit(int, text, jsonb, interval, text, timestamptz, text);
+DROP FUNCTION IF EXISTS cyclone.submit(text, jsonb, interval, text, timestamptz, text);
+DROP FUNCTION IF EXISTS cyclone._submit_many(int, text, jsonb[], interval);
+DROP FUNCTION IF EXISTS cyclone.submit_many(text, jsonb[], interval);
+
+CREATE OR REPLACE FUNCTION cyclone._submit(p_partition int, p_workflow text, p_input jsonb, p_deadline interval, p_idempotency_key text, p_run_at timestamptz, p_traceparent text, p_priority int)
 RETURNS uuid
 LANGUAGE plproxy
 AS $$
     CLUSTER 'cyclone';
     RUN ON p_partition;
-    SELECT cyclone.submit(p_workflow, p_input, p_deadline, p_idempotency_key, p_run_at, p_traceparent);
+    SELECT cyclone.submit(p_workflow, p_input, p_deadline, p_idempotency_key, p_run_at, p_traceparent, p_priority);
 $$;
 
 -- A run with an idempotency key goes to the key's partition, so the key deduplicates; any other to a partition at random.
-CREATE OR REPLACE FUNCTION cyclone.submit(p_workflow text, p_input jsonb DEFAULT '{}', p_deadline interval DEFAULT NULL, p_idempotency_key text DEFAULT NULL, p_run_at timestamptz DEFAULT NULL, p_traceparent text DEFAULT NULL)
+CREATE OR REPLACE FUNCTION cyclone.submit(p_workflow text, p_input jsonb DEFAULT '{}', p_deadline interval DEFAULT NULL, p_idempotency_key text DEFAULT NULL, p_run_at timestamptz DEFAULT NULL, p_traceparent text DEFAULT NULL, p_priority int DEFAULT 0)
 RETURNS uuid
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = cyclone, pg_temp SET client_min_messages = warning
 AS $$
@@ -39,7 +50,8 @@ DECLARE
     v_partition int := cyclone._submit_partition(p_workflow, p_idempotency_key);
     v_hint text;
 BEGIN
-    RETURN cyclone._submit(v_partition, p_workflow, p_input, p_deadline, p_idempotency_key, p_run_at, p_traceparent);
+    RETURN cyclone._submit(v_partition, p_workflow, p_input, p_deadline, p_idempotency_key, p_run_at, p_traceparent,
+                           p_priority);
 EXCEPTION WHEN OTHERS THEN
     GET STACKED DIAGNOSTICS v_hint = PG_EXCEPTION_HINT;
     PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_hint);
@@ -47,17 +59,17 @@ EXCEPTION WHEN OTHERS THEN
 END
 $$;
 
-CREATE OR REPLACE FUNCTION cyclone._submit_many(p_partition int, p_workflow text, p_inputs jsonb[], p_deadline interval)
+CREATE OR REPLACE FUNCTION cyclone._submit_many(p_partition int, p_workflow text, p_inputs jsonb[], p_deadline interval, p_priority int)
 RETURNS SETOF uuid
 LANGUAGE plproxy
 AS $$
     CLUSTER 'cyclone';
     RUN ON p_partition;
-    SELECT * FROM cyclone.submit_many(p_workflow, p_inputs, p_deadline);
+    SELECT * FROM cyclone.submit_many(p_workflow, p_inputs, p_deadline, p_priority);
 $$;
 
 -- The whole batch goes to one partition, so it is all or nothing.
-CREATE OR REPLACE FUNCTION cyclone.submit_many(p_workflow text, p_inputs jsonb[], p_deadline interval DEFAULT NULL)
+CREATE OR REPLACE FUNCTION cyclone.submit_many(p_workflow text, p_inputs jsonb[], p_deadline interval DEFAULT NULL, p_priority int DEFAULT 0)
 RETURNS SETOF uuid
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = cyclone, pg_temp SET client_min_messages = warning
 AS $$
@@ -65,7 +77,7 @@ DECLARE
     v_partition int := cyclone._submit_partition(p_workflow, NULL);
     v_hint text;
 BEGIN
-    RETURN QUERY SELECT * FROM cyclone._submit_many(v_partition, p_workflow, p_inputs, p_deadline);
+    RETURN QUERY SELECT * FROM cyclone._submit_many(v_partition, p_workflow, p_inputs, p_deadline, p_priority);
 EXCEPTION WHEN OTHERS THEN
     GET STACKED DIAGNOSTICS v_hint = PG_EXCEPTION_HINT;
     PERFORM cyclone._reraise(v_partition, SQLSTATE, SQLERRM, v_hint);
@@ -530,8 +542,8 @@ $$;
 
 -- What \df+ shows for each function a role may call.
 COMMENT ON FUNCTION cyclone.now() IS 'The engine clock of one shard (every shard keeps the same offset).';
-COMMENT ON FUNCTION cyclone.submit(text, jsonb, interval, text, timestamptz, text) IS 'Routed submit: on the idempotency key''s partition when there is a key, else on a partition at random.';
-COMMENT ON FUNCTION cyclone.submit_many(text, jsonb[], interval) IS 'Routed submit_many: the whole batch on one partition chosen at random, so it is all or nothing.';
+COMMENT ON FUNCTION cyclone.submit(text, jsonb, interval, text, timestamptz, text, int) IS 'Routed submit: on the idempotency key''s partition when there is a key, else on a partition at random.';
+COMMENT ON FUNCTION cyclone.submit_many(text, jsonb[], interval, int) IS 'Routed submit_many: the whole batch on one partition chosen at random, so it is all or nothing.';
 COMMENT ON FUNCTION cyclone.get_run(uuid) IS 'Routed get_run: asks the shard that holds the run.';
 COMMENT ON FUNCTION cyclone.signal(uuid, text, jsonb) IS 'Routed signal: sent to the shard that holds the run.';
 COMMENT ON FUNCTION cyclone.explain_step(bigint) IS 'Routed explain_step: asks the shard that holds the step.';
@@ -554,8 +566,8 @@ COMMENT ON FUNCTION cyclone.next_fire(text, timestamptz, text) IS 'Routed next_f
 REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA cyclone FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cyclone.now(), cyclone.next_fire(text, timestamptz, text)
     TO cyclone_worker, cyclone_client, cyclone_admin;
-GRANT EXECUTE ON FUNCTION cyclone.submit(text, jsonb, interval, text, timestamptz, text),
-                          cyclone.submit_many(text, jsonb[], interval), cyclone.get_run(uuid),
+GRANT EXECUTE ON FUNCTION cyclone.submit(text, jsonb, interval, text, timestamptz, text, int),
+                          cyclone.submit_many(text, jsonb[], interval, int), cyclone.get_run(uuid),
                           cyclone.signal(uuid, text, jsonb), cyclone.explain_step(bigint), cyclone.list_steps(uuid)
     TO cyclone_client, cyclone_admin;
 GRANT EXECUTE ON FUNCTION cyclone.define_workflow(text, jsonb), cyclone.define_limit(text, int, int, interval),

@@ -1,6 +1,9 @@
 -- Verify cyclone_router:routing
 BEGIN;
-SELECT 'cyclone.submit(text, jsonb, interval, text, timestamptz, text, int)'::regprocedure,
+SELECT 'cyclone.submit(text, jsonb, interval, text, timestamptz, text, int, text, interval, interval, interval)'::regprocedure,
+       'cyclone.emit_event(text, jsonb)'::regprocedure,
+       'cyclone.signal_with_start(text, text, text, jsonb, jsonb)'::regprocedure,
+       'cyclone.rerun(uuid, text, text)'::regprocedure,
        'cyclone.submit_many(text, jsonb[], interval, int)'::regprocedure,
        'cyclone.get_run(uuid)'::regprocedure,
        'cyclone.signal(uuid, text, jsonb)'::regprocedure,

@@ -20,6 +20,7 @@ SELECT is((SELECT array_agg(proname::text ORDER BY proname) FROM pg_proc
             WHERE pronamespace = 'cyclone'::regnamespace
               AND has_function_privilege('cyclone_client', oid, 'EXECUTE')
               AND proname NOT IN ('submit', 'submit_many', 'get_run', 'signal', 'explain_step', 'now', 'next_fire',
+                                  'emit_event', 'signal_with_start',
                                   'metrics', 'list_runs', 'list_steps', 'list_dead_letters')),
           NULL, 'cyclone_client can execute nothing beyond its list');
 

@@ -1,13 +1,14 @@
 -- SPEC section 10: cyclone_worker runs the worker protocol (claim, renew, renew_many, release, snooze, progress, complete,
 -- complete_many, fail, tick, register_worker, deregister_worker, define_workflow, and the limits: define_limit,
 -- drop_limit); cyclone_client submits and reads (submit, submit_many, get_run,
--- signal, explain_step); operator actions and the clock are cyclone_admin's
+-- signal, explain_step) and coordinates (emit_event, signal_with_start: SPEC 17); operator actions
+-- (rerun among them) and the clock are cyclone_admin's
 -- only. next_fire (SPEC 13) is for every role; the schedule functions for
 -- cyclone_worker (an app registers its schedules) and cyclone_admin; metrics
 -- (SPEC 14) and the listings (SPEC 15) for cyclone_client and cyclone_admin;
 -- configuring a shard and the partition helpers for cyclone_admin.
 BEGIN;
-SELECT plan(141);
+SELECT plan(150);
 
 CREATE TEMP TABLE expected (fn text, worker boolean, client boolean, admin boolean);
 INSERT INTO expected VALUES
@@ -24,10 +25,13 @@ INSERT INTO expected VALUES
     ('cyclone.register_worker(text, jsonb)',                       true,  false, true),
     ('cyclone.deregister_worker(text)',                            true,  false, true),
     ('cyclone.define_workflow(text, jsonb)',                       true,  false, true),
-    ('cyclone.submit(text, jsonb, interval, text, timestamptz, text, int)', false, true, true),
+    ('cyclone.submit(text, jsonb, interval, text, timestamptz, text, int, text, interval, interval, interval)', false, true, true),
     ('cyclone.submit_many(text, jsonb[], interval, int)',          false, true,  true),
     ('cyclone.get_run(uuid)',                                      false, true,  true),
     ('cyclone.signal(uuid, text, jsonb)',                          false, true,  true),
+    ('cyclone.emit_event(text, jsonb)',                            false, true,  true),
+    ('cyclone.signal_with_start(text, text, text, jsonb, jsonb)',  false, true,  true),
+    ('cyclone.rerun(uuid, text, text)',                            false, false, true),
     ('cyclone.retry(uuid, text, int, text)',                       false, false, true),
     ('cyclone.retry_all(uuid, text)',                              false, false, true),
     ('cyclone.cancel(uuid, text)',                                 false, false, true),
