@@ -471,6 +471,8 @@ class Fixtures:
 
 Args = Callable[[Fixtures], list[Any]]
 
+SUBMIT = "submit(text,jsonb,interval,text,timestamp with time zone,text,integer,text,interval,interval,interval)"
+
 # Valid arguments for every public function, in order (defaults spelled out).
 VALID: dict[str, Args] = {
     "advance_time(interval)": lambda f: [timedelta(seconds=1)],
@@ -526,7 +528,7 @@ VALID: dict[str, Args] = {
     "schedule_partition(text)": lambda f: ["nul-s"],
     "schedule_tick(text,integer)": lambda f: ["* * * * *", 0],
     "signal(uuid,text,jsonb)": lambda f: [f.run(), "go", Jsonb({"p": 1})],
-    "submit(text,jsonb,interval,text,timestamp with time zone,text,integer,text,interval,interval,interval)": lambda f: [
+    SUBMIT: lambda f: [
         f.workflow(), Jsonb({}), timedelta(hours=1), unique("key"), None,
         "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", 5, None, None, None, None],
     "emit_event(text,jsonb)": lambda f: [unique("event"), Jsonb({"paid": 1})],
@@ -577,7 +579,6 @@ NULL_IS_BAD: dict[tuple[str, str], str] = {
     ("signal_with_start(text,text,text,jsonb,jsonb)", "p_idempotency_key"): "p_idempotency_key must be a non-empty key",
 }
 
-SUBMIT = "submit(text,jsonb,interval,text,timestamp with time zone,text,integer,text,interval,interval,interval)"
 
 # Arguments where SQL NULL has a documented meaning (SPEC and COMMENT ON), and
 # what the call must then have done.
