@@ -13,6 +13,7 @@ from cyclone_py import errors, vocabulary
 from cyclone_py.client import (
     ClaimedStep,
     Client,
+    EventRow,
     Explanation,
     FireTime,
     LimitRow,
@@ -49,6 +50,7 @@ __all__ = [
     "Client",
     "CycloneError",
     "DatabaseUnavailable",
+    "EventRow",
     "Explanation",
     "FireTime",
     "InvalidArgument",

@@ -56,6 +56,7 @@ __all__ = [
     "Client",
     "CompleteResult",
     "DiscardedStep",
+    "EventRow",
     "Explanation",
     "FireTime",
     "LimitRow",
@@ -245,6 +246,8 @@ class RunRow:
     parent_run_id: UUID | None
     #: Submit's priority, added to each node's (SPEC 16).
     priority: int = 0
+    #: The run :meth:`Client.rerun` made this one from (SPEC 17).
+    rerun_of: UUID | None = None
 
 
 @dataclass(frozen=True)
@@ -279,6 +282,18 @@ class StepRow:
     progress_at: datetime | None = None
     #: a map item's position in its list, from 0 (SPEC 16); None for a node's own step
     item_index: int | None = None
+    #: What an event or await node waits on: the key its template made, the run its path named (SPEC 17).
+    event_key: str | None = None
+    awaited_run_id: UUID | None = None
+
+
+@dataclass(frozen=True)
+class EventRow:
+    """A row of ``cyclone.cyclone_v_events`` (SPEC 17): an emitted event, kept until prune."""
+
+    key: str
+    payload: Any
+    emitted_at: datetime
 
 
 @dataclass(frozen=True)
@@ -313,6 +328,8 @@ class StepOutline:
     child_run_id: UUID | None
     #: a map item's position (SPEC 16); None for a node's own step
     item_index: int | None = None
+    #: what the node decides when reached (SPEC 16, 17): its when/unless are drawn on its edges
+    spec: Any = None
 
 
 @dataclass(frozen=True)
@@ -367,6 +384,11 @@ class StepDetail:
     progress_at: datetime | None = None
     snoozes: int = 0
     item_index: int | None = None
+    #: SPEC 17: what an event or await node waits on; what the node decides when reached (its
+    #: condition, a sleep's time, a map's list, an event's key template, an await's run path)
+    event_key: str | None = None
+    awaited_run_id: UUID | None = None
+    spec: Any = None
 
 
 @dataclass(frozen=True)
@@ -410,12 +432,13 @@ class Page(Generic[T]):
 
 _RUN_COLUMNS = (
     "id, workflow, state, input, output, created_at, started_at, finished_at, "
-    "deadline_at, paused_at, parent_run_id, priority"
+    "deadline_at, paused_at, parent_run_id, priority, rerun_of"
 )
 _STEP_COLUMNS = (
     "id, run_id, workflow, node, handler, kind, state, attempt, max_attempts, reclaims, "
     "error, error_kind, scheduled_at, started_at, completed_at, lease_owner, lease_expiry, "
-    "output, child_run_id, lease_generation, heartbeat_at, snoozes, progress, progress_at, item_index"
+    "output, child_run_id, lease_generation, heartbeat_at, snoozes, progress, progress_at, item_index, "
+    "event_key, awaited_run_id"
 )
 
 
@@ -426,7 +449,8 @@ _SUMMARY_COLUMNS = (
 _DETAIL_COLUMNS = (
     "id, run_id, node, handler, kind, state, deps, attempt, max_attempts, reclaims, error, error_kind, "
     "scheduled_at, started_at, completed_at, timeout, lease_owner, lease_expiry, heartbeat_at, signal, "
-    "max_wait, wait_expires_at, child_run_id, input, output, progress, progress_at, snoozes, item_index"
+    "max_wait, wait_expires_at, child_run_id, input, output, progress, progress_at, snoozes, item_index, "
+    "event_key, awaited_run_id, spec"
 )
 #: Characters of each dead letter's error a page of them carries (the step's page has it whole).
 PAGE_ERROR_CHARS = 1000
@@ -998,12 +1022,22 @@ class Client:
         run_at: datetime | None = None,
         traceparent: str | None = None,
         priority: int = 0,
+        debounce_key: str | None = None,
+        debounce: Duration | None = None,
+        debounce_max: Duration | None = None,
+        idempotency_window: Duration | None = None,
     ) -> UUID:
         """``cyclone.submit``: start a run; returns its id (the existing one for a
         repeated idempotency key). The run joins ``traceparent`` (a W3C trace
         context), else the trace of the active OpenTelemetry span, if any
         (:mod:`cyclone_py.tracing`). ``priority`` (-1000..1000) is added to each
-        node's priority: smaller is claimed first."""
+        node's priority: smaller is claimed first.
+
+        SPEC 17: with ``debounce_key`` and ``debounce``, a burst of submits of
+        the key makes one run, with the last input, that starts once the burst
+        has been quiet for ``debounce`` (or ``debounce_max`` after the first);
+        with ``idempotency_window``, ``idempotency_key`` dedupes only against a
+        run created within it."""
         args = (
             _workflow_name(workflow),
             Jsonb({} if input is None else input),
@@ -1012,12 +1046,14 @@ class Client:
             run_at,
             traceparent if traceparent is not None else tracing.current_traceparent(),
         )
-        # The default priority is left to the database, so that a call without
-        # one also suits a database (or a router) older than p_priority.
-        if priority:
-            run_id = self._value("SELECT cyclone.submit(%s, %s, %s, %s, %s, %s, p_priority => %s)", (*args, priority))
-        else:
-            run_id = self._value("SELECT cyclone.submit(%s, %s, %s, %s, %s, %s)", args)
+        # Only the arguments given are named, and the defaults are left to the
+        # database, so that a call without them also suits a database (or a
+        # router) older than them.
+        named = {"p_priority": priority or None, "p_debounce_key": debounce_key, "p_debounce": _interval(debounce),
+                 "p_debounce_max": _interval(debounce_max), "p_idempotency_window": _interval(idempotency_window)}
+        given = {k: v for k, v in named.items() if v is not None}
+        extra = "".join(f", {k} => %s" for k in given)
+        run_id = self._value(f"SELECT cyclone.submit(%s, %s, %s, %s, %s, %s{extra})", (*args, *given.values()))
         return UUID(str(run_id))
 
     def submit_many(
@@ -1057,6 +1093,41 @@ class Client:
     def signal(self, run_id: RunId, name: str, payload: Any = None) -> bool:
         """``cyclone.signal``: complete the wait node waiting for ``name``."""
         return bool(self._value("SELECT cyclone.signal(%s, %s, %s)", (_uuid(run_id), name, _json_or_null(payload))))
+
+    # -- coordination (SPEC 17) -------------------------------------------
+
+    def emit_event(self, key: str, payload: Any = None) -> int:
+        """``cyclone.emit_event``: record an event of ``key`` and complete every
+        event node waiting on it with ``payload``; returns how many it completed."""
+        return int(self._value("SELECT cyclone.emit_event(%s, %s)", (key, _json_or_null(payload))))
+
+    def signal_with_start(self, workflow: WorkflowRef, idempotency_key: str, signal: str, payload: Any = None,
+                          input: Any = None) -> UUID:
+        """``cyclone.signal_with_start``: the run of ``workflow`` and
+        ``idempotency_key`` (submitted with ``input`` when there is none), then
+        ``signal`` on it, in one transaction; returns the run's id.
+        :class:`~cyclone_py.errors.WrongState` when that run has ended."""
+        run_id = self._value("SELECT cyclone.signal_with_start(%s, %s, %s, %s, %s)",
+                             (_workflow_name(workflow), idempotency_key, signal, _json_or_null(payload),
+                              Jsonb({} if input is None else input)))
+        return UUID(str(run_id))
+
+    def events(self, key: str | None = None, *, limit: int = 100) -> list[EventRow]:
+        """Kept events (``cyclone_v_events``), newest first; only ``key``'s
+        when given."""
+        return self._rows(
+            EventRow,
+            "SELECT key, payload, emitted_at FROM cyclone.cyclone_v_events "
+            "WHERE %(key)s::text IS NULL OR key = %(key)s ORDER BY emitted_at DESC LIMIT %(limit)s",
+            {"key": key, "limit": _page_limit(limit)},
+        )
+
+    def rerun(self, run_id: RunId, from_node: str | None = None, reason: str | None = None) -> UUID:
+        """``cyclone.rerun``: a new run of a finished run's workflow and input;
+        with ``from_node``, the nodes upstream of it that completed keep their
+        outputs. Returns the new run's id."""
+        new_id = self._value("SELECT cyclone.rerun(%s, %s, %s)", (_uuid(run_id), from_node, reason))
+        return UUID(str(new_id))
 
     # -- operator actions -------------------------------------------------
 
@@ -1544,7 +1615,7 @@ class Client:
         creation (``cyclone_v_steps``): a run's picture and its pages of steps."""
         return self._rows(
             StepOutline,
-            "SELECT id, node, kind, state, deps, child_run_id, item_index FROM cyclone.cyclone_v_steps "
+            "SELECT id, node, kind, state, deps, child_run_id, item_index, spec FROM cyclone.cyclone_v_steps "
             "WHERE run_id = %s ORDER BY id",
             (_uuid(run_id),),
         )

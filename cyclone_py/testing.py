@@ -196,12 +196,27 @@ class Env:
         idempotency_key: str | None = None,
         run_at: datetime | None = None,
         priority: int = 0,
+        debounce_key: str | None = None,
+        debounce: Duration | None = None,
+        debounce_max: Duration | None = None,
+        idempotency_window: Duration | None = None,
     ) -> UUID:
         return self.client.submit(workflow, input, deadline=deadline, idempotency_key=idempotency_key, run_at=run_at,
-                                  priority=priority)
+                                  priority=priority, debounce_key=debounce_key, debounce=debounce,
+                                  debounce_max=debounce_max, idempotency_window=idempotency_window)
 
     def signal(self, run_id: RunId, name: str, payload: Any = None) -> bool:
         return self.client.signal(run_id, name, payload)
+
+    def emit_event(self, key: str, payload: Any = None) -> int:
+        return self.client.emit_event(key, payload)
+
+    def signal_with_start(self, workflow: WorkflowRef, idempotency_key: str, signal: str, payload: Any = None,
+                          input: Any = None) -> UUID:
+        return self.client.signal_with_start(workflow, idempotency_key, signal, payload, input)
+
+    def rerun(self, run_id: RunId, from_node: str | None = None, reason: str | None = None) -> UUID:
+        return self.client.rerun(run_id, from_node, reason)
 
     def get_run(self, run_id: RunId) -> Run:
         return self.client.get_run(run_id)
@@ -344,7 +359,8 @@ class Env:
             self.on_error(exc)
 
     def _steps_tree(self, run_id: UUID) -> list[StepRow]:
-        """The steps of a run and of its waiting child runs."""
+        """The steps of a run and of the runs it waits on: its waiting child
+        runs, and the runs its await nodes await (SPEC 17)."""
         out: list[StepRow] = []
         todo: list[UUID] = [run_id]
         seen: set[UUID] = set()
@@ -357,6 +373,8 @@ class Env:
                 out.append(row)
                 if row.kind == "child" and row.state == "waiting" and row.child_run_id is not None:
                     todo.append(row.child_run_id)
+                if row.kind == "await" and row.state == "waiting" and row.awaited_run_id is not None:
+                    todo.append(row.awaited_run_id)
         return out
 
     def _advance_to_next_retry(self, steps: Sequence[StepRow]) -> bool:
@@ -401,6 +419,10 @@ class Env:
             where = "" if s.run_id == run.id else f" of child run {s.run_id}"
             if s.state == "waiting" and s.kind == "wait":
                 reasons.append(f"node {s.node!r}{where} waits for a signal")
+            elif s.state == "waiting" and s.kind == "event":
+                reasons.append(f"node {s.node!r}{where} waits for an event of key {s.event_key!r} (emit_event)")
+            elif s.state == "waiting" and s.kind == "await":
+                reasons.append(f"node {s.node!r}{where} waits for run {s.awaited_run_id} to end")
             elif s.state == "waiting" and s.kind == "sleep" and s.scheduled_at is not None:
                 reasons.append(f"node {s.node!r}{where} sleeps until {s.scheduled_at.isoformat()} "
                                f"(advance_time, or run_until_complete(..., advance=True))")

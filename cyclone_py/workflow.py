@@ -126,6 +126,9 @@ class Node:
     over: str | None = None
     max_items: int | None = None
     on_item_failure: str = "fail"
+    #: an event node's key template, an await node's run path (SPEC 17)
+    key: str | None = None
+    run: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The node as SPEC section 4 spells it."""
@@ -152,6 +155,10 @@ class Node:
             out["signal"] = self.signal or self.name
         if self.kind == "child":
             out["workflow"] = self.workflow
+        if self.kind == "event":
+            out["key"] = self.key
+        if self.kind == "await":
+            out["run"] = self.run
         if self.max_wait is not None:
             out["max_wait"] = self.max_wait
         if self.on_dep_failure != "fail_run":
@@ -491,6 +498,66 @@ class Workflow:
             deps=tuple(_dep_name(d) for d in deps),
             duration=None if duration is None else format_interval(duration),
             until=until,
+            on_dep_failure=on_dep_failure,
+            when=when,
+            unless=unless,
+            on_dep_skipped=on_dep_skipped,
+        )
+        self._add(node)
+        return node
+
+    def event(
+        self,
+        name: str,
+        key: str,
+        deps: Iterable[DepRef] = (),
+        max_wait: Interval | None = None,
+        on_dep_failure: str = "fail_run",
+        when: Mapping[str, Any] | None = None,
+        unless: Mapping[str, Any] | None = None,
+        on_dep_skipped: str = "skip",
+    ) -> Node:
+        """Declare an event node (SPEC 17): when reached it makes its key from
+        the template ``key`` (``"payment:{input.order_id}"``: each ``{path}``
+        replaced by that value's text) and completes with the payload of the
+        earliest event of that key emitted since its run began
+        (:meth:`Client.emit_event <cyclone_py.client.Client.emit_event>`), at
+        once or when it comes. ``max_wait`` bounds the wait."""
+        node = Node(
+            name=name,
+            kind="event",
+            deps=tuple(_dep_name(d) for d in deps),
+            key=key,
+            max_wait=None if max_wait is None else format_interval(max_wait),
+            on_dep_failure=on_dep_failure,
+            when=when,
+            unless=unless,
+            on_dep_skipped=on_dep_skipped,
+        )
+        self._add(node)
+        return node
+
+    def await_run(
+        self,
+        name: str,
+        run: str,
+        deps: Iterable[DepRef] = (),
+        max_wait: Interval | None = None,
+        on_dep_failure: str = "fail_run",
+        when: Mapping[str, Any] | None = None,
+        unless: Mapping[str, Any] | None = None,
+        on_dep_skipped: str = "skip",
+    ) -> Node:
+        """Declare an await node (SPEC 17): when reached it reads a run id at
+        the path ``run`` (``"deps.start_export.run_id"``) and ends with that
+        run: its output when it completes, discarded (``awaited_run_failed``)
+        when it fails or is cancelled. ``max_wait`` bounds the wait."""
+        node = Node(
+            name=name,
+            kind="await",
+            deps=tuple(_dep_name(d) for d in deps),
+            run=run,
+            max_wait=None if max_wait is None else format_interval(max_wait),
             on_dep_failure=on_dep_failure,
             when=when,
             unless=unless,
