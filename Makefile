@@ -9,7 +9,7 @@ CYC    := $(VENV)/bin/cyclone
 
 .PHONY: bootstrap db db-stop deploy test test-fast roundtrip engine-guard rework pgtap lint check-python typescript-client pytest demo demo-shards \
 	bench bench-quick \
-	bench-console bench-history bench-maps \
+	bench-console bench-history bench-maps bench-coordination \
 	screenshots clean
 
 bootstrap:
@@ -99,6 +99,10 @@ bench-console: db
 bench-maps: db
 	@$(PY) -m bench.maps
 	@$(PY) -m bench.progress
+
+# Issue #34's coordination targets (SPEC 17): emit_event over 10,000 waiting nodes, a run awaited by 1,000, debounce.
+bench-coordination: db
+	@$(PY) -m bench.coordination
 
 # Issue #19's history targets on today's engine (docs/performance.md); minutes.
 bench-history: db

@@ -131,6 +131,17 @@ def test_the_maps_bench_runs_every_section() -> None:
     assert results["chain"]["chain_vs_dag"] > 0
 
 
+def test_the_coordination_bench_runs_every_section() -> None:
+    """``python -m bench.coordination --smoke``: SPEC 17's targets (issue 34), each measured in one run."""
+    proc = subprocess.run([sys.executable, "-m", "bench.coordination", "--smoke"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    results = json.loads(proc.stdout)
+    assert results["emit"]["nodes"] == 100 and results["emit"]["emit_s"] > 0
+    assert results["awaited"]["awaiters"] == 20 and results["awaited"]["end_vs_plain"] > 0
+    assert results["debounce"]["debounced_vs_plain"] > 0
+
+
 def test_the_progress_bench_compares_a_drain_with_and_without_progress() -> None:
     """``python -m bench.progress --smoke``: SPEC 16's progress target, a ratio of two drains."""
     proc = subprocess.run([sys.executable, "-m", "bench.progress", "--smoke"], cwd=ROOT, capture_output=True,
