@@ -587,7 +587,8 @@ class Explanation:
     """``cyclone.explain_step``: why a step is not running. ``reason`` is the
     first that applies (SPEC 12, 16: a terminal state (``skipped`` among them),
     ``running``, ``sleeping`` (with ``until``), ``waiting_signal``,
-    ``waiting_child``, ``pending_deps``, ``run_terminal``,
+    ``waiting_event`` (with ``key``, SPEC 17), ``waiting_run`` (with
+    ``run_id``, SPEC 17), ``waiting_child``, ``pending_deps``, ``run_terminal``,
     ``run_paused``, ``not_due``, ``concurrency_limit``, ``rate_limit``,
     ``claimable``, with ``workers``: how many live registered workers would
     claim it); the details it comes with are fields (None when the reason has
@@ -606,6 +607,8 @@ class Explanation:
     max: int | None = None
     next_slot_at: datetime | None = None
     workers: int | None = None
+    key: str | None = None
+    run_id: UUID | None = None
     raw: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -625,6 +628,8 @@ class Explanation:
             max=data.get("max"),
             next_slot_at=_moment(data.get("next_slot_at")),
             workers=data.get("workers"),
+            key=data.get("key"),
+            run_id=None if data.get("run_id") is None else UUID(str(data["run_id"])),
             raw=dict(data),
         )
 

@@ -177,7 +177,8 @@ def test_an_order_waits_for_its_payment_event_in_the_harness(dsn: str) -> None:
         run_id = env.submit(wf, {"order_id": 7})
         env.run_until_idle()
         assert env.step(run_id, "paid").event_key == "payment:7"
-        assert env.client.explain_step(env.step(run_id, "paid").id).reason == "waiting_event"
+        explained = env.client.explain_step(env.step(run_id, "paid").id)
+        assert (explained.reason, explained.key) == ("waiting_event", "payment:7")
         assert env.emit_event("payment:7", {"amount": 30}) == 1
         run = env.run_until_complete(run_id)
         assert run.state == "completed" and run.output == {"ship": {"shipped": 30}}
@@ -202,6 +203,8 @@ def test_a_report_awaits_an_export_run_and_the_harness_runs_both(dsn: str) -> No
         export_id = env.submit(export)
         report_id = env.submit(report, {"export": str(export_id)})
         assert env.step(report_id, "export_done").awaited_run_id == export_id
+        explained = env.client.explain_step(env.step(report_id, "export_done").id)
+        assert (explained.reason, explained.run_id) == ("waiting_run", export_id)
         run = env.run_until_complete(report_id)
         assert run.output == {"render": {"rendered": 3}}
 
