@@ -14,7 +14,8 @@ The package parses, formats and prints: every database call goes through
 :class:`cyclone_py.client.Client`, and every rule lives in SQL. This module
 is the group, :data:`main`; each command group of its tree has a module
 (``runs``: submit, runs, run; ``steps``: steps, dlq; ``explain``;
-``actions``: retry, cancel, pause, resume, signal; ``workflows``;
+``actions``: retry, cancel, pause, resume, signal, rerun; ``events``: events emit,
+events list, signal-with-start; ``workflows``;
 ``limits``; ``schedules``: schedules, cron-next; ``maintenance``: prune,
 check, tick; ``worker``; ``workers``: the registry; ``exporter``; ``top``; ``ui``; ``migrate``;
 ``dev_db``; ``shards``; ``conformance``: the kit). ``common`` holds what they share (the one-line
@@ -33,6 +34,7 @@ from cyclone_py.cli import (
     actions,
     conformance,
     dev_db,
+    events,
     explain,
     exporter,
     limits,
@@ -70,7 +72,7 @@ def main(ctx: click.Context, dsn: str | None) -> None:
     ctx.obj = Settings(dsn or os.environ.get("CYCLONE_DSN") or os.environ.get("DATABASE_URL") or None)
 
 
-for _group in (dev_db, shards, migrate, worker, workers, exporter, ui, top, runs, steps, workflows, actions, limits,
-               explain, schedules, maintenance, conformance):
+for _group in (dev_db, shards, migrate, worker, workers, exporter, ui, top, runs, steps, workflows, actions, events,
+               limits, explain, schedules, maintenance, conformance):
     for _command in _group.COMMANDS:
         main.add_command(_command)

@@ -1,5 +1,5 @@
 """The operator's actions on a run: ``cyclone retry``, ``cancel``, ``pause``,
-``resume`` and ``signal``; each is one SQL function, refused in one line."""
+``resume``, ``signal`` and ``rerun``; each is one SQL function, refused in one line."""
 
 from __future__ import annotations
 
@@ -109,4 +109,21 @@ def signal(settings: Settings, run_id: UUID, name: str, payload: Any) -> None:
     click.echo(f"signal {name!r} delivered to run {run_id}")
 
 
-COMMANDS = (retry, cancel, pause, resume, signal)
+@click.command("rerun")
+@click.argument("run_id", type=RUN_ID)
+@click.option("--from", "from_node", metavar="NODE",
+              help="Run again only NODE and what depends on it; the other nodes that completed keep their outputs.")
+@click.option("--reason", metavar="TEXT", help="Why (recorded in cyclone_audit).")
+@pass_settings
+def rerun(settings: Settings, run_id: UUID, from_node: str | None, reason: str | None) -> None:
+    """Start a new run of a finished run's workflow and input; print its id.
+
+    The run must be completed, failed or cancelled. The new run is of the
+    workflow's current definition and names the original (rerun of). Without
+    --from every node runs again; with it, only NODE and its descendants do.
+    The reason is recorded in cyclone_audit, on the new run.
+    """
+    click.echo(settings.client().rerun(run_id, from_node, reason))
+
+
+COMMANDS = (retry, cancel, pause, resume, signal, rerun)

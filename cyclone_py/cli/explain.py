@@ -7,6 +7,7 @@ run waits on.
 
 from __future__ import annotations
 
+import shlex
 from datetime import datetime, timedelta
 
 import click
@@ -46,6 +47,11 @@ def explain_text(e: Explanation, step: StepRow | None = None, *, now: datetime |
         return f"waiting for its items: {e.raw.get('done', 0):,} of {e.raw.get('total', 0):,} done"
     if reason == "waiting_signal":
         return f"waiting for signal {e.signal!r}"
+    if reason == "waiting_event":  # SPEC 17: the key its template made
+        key = e.key or ""
+        return f"waits for an event of key {key!r} (cyclone events emit {shlex.quote(key)})"
+    if reason == "waiting_run":
+        return f"waits for run {e.run_id or '-'} to end"
     if reason == "waiting_child":
         return "waiting for its child run" + (f" {e.child_run_id}" if e.child_run_id else "")
     if reason == "pending_deps":
@@ -87,9 +93,10 @@ def explain(settings: Settings, step_id: int, as_json: bool) -> None:
     """Say why step STEP_ID is not running (cyclone.explain_step).
 
     The first reason that applies: its terminal state, running, waiting for a
-    signal or a child run, waiting for dependencies, its run ended or paused,
-    not due yet (a backoff or a run_at), a full limit bucket, a rate limit, or
-    claimable (and, when it has been for a while, that no worker claims it).
+    signal, an event, a child run or an awaited run, waiting for
+    dependencies, its run ended or paused, not due yet (a backoff or a
+    run_at), a full limit bucket, a rate limit, or claimable (and, when it
+    has been for a while, that no worker claims it).
     Step ids are in `cyclone steps RUN_ID --json`.
     """
     client = settings.client()

@@ -109,6 +109,15 @@ def wait_for_run(client: Client, run_id: UUID, timeout: timedelta | None, *, pro
               help="Idempotency key: a key already used for this workflow returns that run.")
 @click.option("--priority", type=click.IntRange(-1000, 1000), default=0, show_default=True, metavar="N",
               help="Added to each node's priority (-1000..1000): smaller runs first.")
+@click.option("--idempotency-window", type=Duration(), metavar="DURATION",
+              help="With --key: the key dedupes only against a run created within this long; an older run's "
+                   "key names the new run.")
+@click.option("--debounce-key", metavar="KEY",
+              help="With --debounce: a burst of submits of this key makes one run, with the last input.")
+@click.option("--debounce", type=Duration(), metavar="DURATION",
+              help="With --debounce-key: start the run once the burst has been quiet this long.")
+@click.option("--debounce-max", type=Duration(), metavar="DURATION",
+              help="With --debounce: start it at the latest this long after the burst's first submit.")
 @click.option("--wait", is_flag=True, help="Show progress until the run ends; exit 0 only if it completed.")
 @click.option("--timeout", type=Duration(positive=True), metavar="DURATION",
               help="With --wait: stop waiting after this long (exit 1; the run goes on).")
@@ -121,15 +130,26 @@ def submit(
     deadline: timedelta | None,
     key: str | None,
     priority: int,
+    idempotency_window: timedelta | None,
+    debounce_key: str | None,
+    debounce: timedelta | None,
+    debounce_max: timedelta | None,
     wait: bool,
     timeout: timedelta | None,
     as_json: bool,
 ) -> None:
-    """Start a run of WORKFLOW and print its id."""
+    """Start a run of WORKFLOW and print its id.
+
+    With --debounce-key and --debounce, a submit of a key whose run has not
+    started yet folds into that run (its input replaced, its start moved) and
+    prints that run's id.
+    """
     if timeout is not None and not wait:
         raise click.UsageError("--timeout only applies with --wait")
     client = settings.client()
-    run_id = client.submit(workflow, input_, deadline=deadline, idempotency_key=key, priority=priority)
+    run_id = client.submit(workflow, input_, deadline=deadline, idempotency_key=key, priority=priority,
+                           debounce_key=debounce_key, debounce=debounce, debounce_max=debounce_max,
+                           idempotency_window=idempotency_window)
     if not wait:
         if as_json:
             echo_json({"run_id": run_id})
@@ -175,6 +195,7 @@ def run_document(client: Client, run_id: UUID) -> dict[str, Any]:
         "deadline_at": run.deadline_at,
         "paused_at": row.paused_at,
         "parent_run_id": row.parent_run_id,
+        "rerun_of": row.rerun_of,
         "steps": client.step_counts(run_id),
         "waiting_on": [] if run.terminal else waiting_on(client, run_id),
         "input": run.input,
@@ -204,6 +225,8 @@ def show_run(client: Client, run_id: UUID, *, as_json: bool) -> None:
         fields.append(("paused", doc["paused_at"]))
     if doc["parent_run_id"] is not None:
         fields.append(("parent run", doc["parent_run_id"]))
+    if doc["rerun_of"] is not None:
+        fields.append(("rerun of", doc["rerun_of"]))
     fields.append(("steps", fmt_counts(doc["steps"])))
     if doc["waiting_on"]:
         fields.append(("waiting on", "\n".join(waiting_lines(doc["waiting_on"]))))
@@ -230,9 +253,10 @@ def runs(settings: Settings, state: str | None, workflow: str | None, limit: int
     def took(r: RunRow) -> timedelta:
         return (r.finished_at or now) - r.created_at
 
+    reruns = any(r.rerun_of is not None for r in rows)  # the column only when a run listed is a rerun
     echo_table(
-        ["run", "workflow", "state", "created", "duration"],
-        [(r.id, r.workflow, r.state, r.created_at, took(r)) for r in rows],
+        ["run", "workflow", "state", "created", "duration"] + (["rerun of"] if reruns else []),
+        [(r.id, r.workflow, r.state, r.created_at, took(r)) + ((r.rerun_of,) if reruns else ()) for r in rows],
         empty="no runs",
     )
 
@@ -246,8 +270,9 @@ def run(settings: Settings, run_id: UUID, as_json: bool) -> None:
 
     The error kind and error are those of the discard that failed the run.
     For an unfinished run, "waiting on" says why each step that is not running
-    does not run (cyclone.explain_step): a dependency, a signal, a child run, a
-    backoff, a full limit bucket, a rate limit, a pause, or no worker claiming it.
+    does not run (cyclone.explain_step): a dependency, a signal, an event, a
+    child run, an awaited run, a backoff, a full limit bucket, a rate limit, a
+    pause, or no worker claiming it. A rerun names the run it reruns.
     """
     show_run(settings.client(), run_id, as_json=as_json)
 

@@ -10,7 +10,7 @@ from uuid import UUID
 import click
 
 from cyclone_py.cli.common import RUN_ID, Settings, json_option, pass_settings
-from cyclone_py.cli.output import as_dict, attempts, cell, echo_json, echo_table, short_error
+from cyclone_py.cli.output import as_dict, attempts, cell, echo_json, echo_table, short, short_error
 from cyclone_py.client import StepError, StepRow
 from cyclone_py.formatting import fmt_step
 from cyclone_py.vocabulary import DISCARD_KINDS
@@ -22,7 +22,8 @@ from cyclone_py.vocabulary import DISCARD_KINDS
 @pass_settings
 def steps(settings: Settings, run_id: UUID, as_json: bool) -> None:
     """Show every step of a run, errors in full: each step's latest error, then
-    the errors of its earlier attempts; an available step's next try."""
+    the errors of its earlier attempts; an available step's next try, a
+    sleeping one's wake time, what an event or await node waits on."""
     client = settings.client()
     run_row = client.get_run_row(run_id)  # NotFound for an unknown run
     rows = client.steps(run_id)
@@ -51,19 +52,23 @@ def steps(settings: Settings, run_id: UUID, as_json: bool) -> None:
     click.echo()
     headers = ["node", "kind", "state", "attempt", "reclaims", "error kind", "next try", "started", "completed"]
     with_child = any(r.child_run_id is not None for r in own)
+    with_waits = any(_waits_on(r) for r in own)  # an event node's key, an await node's run (SPEC 17)
     with_progress = any(r.progress is not None for r in rows)
     table: list[tuple[object, ...]] = []
     for r in own:
         table.append((r.node, r.kind, r.state, attempts(r), r.reclaims, r.error_kind, next_try(r), r.started_at,
                       r.completed_at)
                      + ((r.child_run_id,) if with_child else ())
+                     + ((_waits_on(r),) if with_waits else ())
                      + ((_progress(r),) if with_progress else ()))
         if r.node in items and r.kind == "map":
             group = items[r.node]
             table.append((f"  {r.node} ×{len(group):,}", "item", item_summary(group), "", "", "", "", "", "")
-                         + (("",) if with_child else ()) + (("",) if with_progress else ()))
+                         + (("",) if with_child else ()) + (("",) if with_waits else ())
+                         + (("",) if with_progress else ()))
     echo_table(
-        headers + (["child run"] if with_child else []) + (["progress"] if with_progress else []),
+        headers + (["child run"] if with_child else []) + (["waits on"] if with_waits else [])
+        + (["progress"] if with_progress else []),
         table,
         empty="no steps",
     )
@@ -98,6 +103,15 @@ def item_summary(group: list[StepRow]) -> str:
     for r in group:
         counts[r.state] = counts.get(r.state, 0) + 1
     return ", ".join(f"{n:,} {state}" for state, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def _waits_on(r: StepRow) -> str:
+    """What an event or await node waits on (SPEC 17): ``event KEY``, ``run RUN_ID``; else empty."""
+    if r.event_key is not None:
+        return f"event {short(r.event_key, 60)}"
+    if r.awaited_run_id is not None:
+        return f"run {r.awaited_run_id}"
+    return ""
 
 
 def _progress(r: StepRow) -> str:
