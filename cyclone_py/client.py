@@ -452,6 +452,9 @@ _DETAIL_COLUMNS = (
     "max_wait, wait_expires_at, child_run_id, input, output, progress, progress_at, snoozes, item_index, "
     "event_key, awaited_run_id, spec"
 )
+#: submit's named arguments past p_traceparent, each passed only when given (Client.submit).
+_SUBMIT_NAMED = {name: f", {name} => %s" for name in (
+    "p_priority", "p_debounce_key", "p_debounce", "p_debounce_max", "p_idempotency_window")}
 #: Characters of each dead letter's error a page of them carries (the step's page has it whole).
 PAGE_ERROR_CHARS = 1000
 _DLQ_PAGE_COLUMNS = _STEP_COLUMNS.replace("error, ", f"left(error, {PAGE_ERROR_CHARS}) AS error, ", 1)
@@ -1057,8 +1060,9 @@ class Client:
         named = {"p_priority": priority or None, "p_debounce_key": debounce_key, "p_debounce": _interval(debounce),
                  "p_debounce_max": _interval(debounce_max), "p_idempotency_window": _interval(idempotency_window)}
         given = {k: v for k, v in named.items() if v is not None}
-        extra = "".join(f", {k} => %s" for k in given)
-        run_id = self._value(f"SELECT cyclone.submit(%s, %s, %s, %s, %s, %s{extra})", (*args, *given.values()))
+        # Constant pieces only (_SUBMIT_NAMED); every value goes as a parameter.
+        query = "SELECT cyclone.submit(%s, %s, %s, %s, %s, %s" + "".join(_SUBMIT_NAMED[k] for k in given) + ")"
+        run_id = self._value(query, (*args, *given.values()))
         return UUID(str(run_id))
 
     def submit_many(

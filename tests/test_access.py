@@ -38,9 +38,10 @@ WORKER_FUNCTIONS = {"claim", "renew", "renew_many", "release", "snooze", "progre
                     "fail", "tick",
                     "register_worker", "deregister_worker", "define_workflow", "backoff", "now", "next_fire",
                     "schedule", "unschedule", "pause_schedule", "resume_schedule", "backfill", "define_limit",
-                    "drop_limit"}
+                    "drop_limit", "version"}
 CLIENT_FUNCTIONS = {"submit", "submit_many", "get_run", "signal", "now", "next_fire", "metrics", "explain_step",
-                    "list_runs", "list_steps", "list_dead_letters", "emit_event", "signal_with_start"}
+                    "list_runs", "list_steps", "list_dead_letters", "emit_event", "signal_with_start",
+                    "version"}
 
 
 @pytest.fixture

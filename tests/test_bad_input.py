@@ -546,6 +546,7 @@ VALID: dict[str, Args] = {
     "tick(integer)": lambda f: [0],
     "unschedule(text)": lambda f: [f.schedule()],
     "unschedule_tick()": lambda f: [],
+    "version()": lambda f: [],
 }
 
 Check = Callable[[Conn, list[Any], list[Row]], bool]

@@ -12,7 +12,7 @@ SELECT is((SELECT array_agg(oid::regprocedure::text ORDER BY oid::regprocedure::
 SELECT is((SELECT array_agg(proname::text ORDER BY proname) FROM pg_proc
             WHERE pronamespace = 'cyclone'::regnamespace
               AND has_function_privilege('cyclone_worker', oid, 'EXECUTE')
-              AND proname NOT IN ('claim', 'renew', 'renew_many', 'release', 'snooze', 'progress', 'complete', 'complete_many', 'fail', 'tick', 'define_workflow',
+              AND proname NOT IN ('claim', 'renew', 'renew_many', 'release', 'snooze', 'progress', 'complete', 'complete_many', 'fail', 'tick', 'define_workflow', 'version',
                                   'register_worker', 'deregister_worker', 'now', 'backoff', 'next_fire', 'schedule', 'unschedule', 'pause_schedule',
                                   'resume_schedule', 'backfill', 'define_limit', 'drop_limit')),
           NULL, 'cyclone_worker can execute nothing beyond its list');
@@ -20,7 +20,7 @@ SELECT is((SELECT array_agg(proname::text ORDER BY proname) FROM pg_proc
             WHERE pronamespace = 'cyclone'::regnamespace
               AND has_function_privilege('cyclone_client', oid, 'EXECUTE')
               AND proname NOT IN ('submit', 'submit_many', 'get_run', 'signal', 'explain_step', 'now', 'next_fire',
-                                  'emit_event', 'signal_with_start',
+                                  'emit_event', 'signal_with_start', 'version',
                                   'metrics', 'list_runs', 'list_steps', 'list_dead_letters')),
           NULL, 'cyclone_client can execute nothing beyond its list');
 

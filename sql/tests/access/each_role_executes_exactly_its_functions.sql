@@ -3,12 +3,12 @@
 -- drop_limit); cyclone_client submits and reads (submit, submit_many, get_run,
 -- signal, explain_step) and coordinates (emit_event, signal_with_start: SPEC 17); operator actions
 -- (rerun among them) and the clock are cyclone_admin's
--- only. next_fire (SPEC 13) is for every role; the schedule functions for
+-- only. next_fire (SPEC 13) and version() are for every role; the schedule functions for
 -- cyclone_worker (an app registers its schedules) and cyclone_admin; metrics
 -- (SPEC 14) and the listings (SPEC 15) for cyclone_client and cyclone_admin;
 -- configuring a shard and the partition helpers for cyclone_admin.
 BEGIN;
-SELECT plan(150);
+SELECT plan(153);
 
 CREATE TEMP TABLE expected (fn text, worker boolean, client boolean, admin boolean);
 INSERT INTO expected VALUES
@@ -44,6 +44,7 @@ INSERT INTO expected VALUES
     ('cyclone.prune(interval, int)',                               false, false, true),
     ('cyclone.schedule_tick(text, int)',                           false, false, true),
     ('cyclone.next_fire(text, timestamptz, text)',                 true,  true,  true),
+    ('cyclone.version()',                                          true,  true,  true),
     ('cyclone.schedule(text, text, text, jsonb, text, text, interval, interval)', true, false, true),
     ('cyclone.unschedule(text)',                                   true,  false, true),
     ('cyclone.pause_schedule(text)',                               true,  false, true),
