@@ -1458,6 +1458,16 @@ class Client:
             conn.execute("REINDEX TABLE CONCURRENTLY cyclone.cyclone_steps")
             conn.execute("REINDEX TABLE CONCURRENTLY cyclone.cyclone_runs")
 
+    def engine_version(self) -> str | None:
+        """``cyclone.version()``: the engine release the database holds; None
+        for an engine older than 0.22.0, which has no such function."""
+        try:
+            return str(self._value("SELECT cyclone.version()"))
+        except errors.CycloneError as exc:
+            if exc.sqlstate == "42883":  # undefined_function
+                return None
+            raise
+
     # -- the engine clock -------------------------------------------------
 
     def now(self) -> datetime:

@@ -38,6 +38,7 @@ __all__ = [
     "CycloneError",
     "DatabaseUnavailable",
     "DeadlineExceeded",
+    "EngineTooOld",
     "InvalidArgument",
     "MaxWaitExceeded",
     "NotFound",
@@ -74,6 +75,10 @@ class WrongState(CycloneError):
 
 class InvalidArgument(CycloneError):
     """Invalid argument."""
+
+
+class EngineTooOld(CycloneError):
+    """The database holds an older release of the engine than this runtime needs: deploy the schema first."""
 
 
 class PermissionDenied(CycloneError):

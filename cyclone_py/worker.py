@@ -357,6 +357,8 @@ class Worker:
         for shard in self._shards:
             self._open(shard)
         for shard in self._shards:
+            self._check_engine(shard)
+        for shard in self._shards:
             # A database down now registers in its own loop, before it claims.
             shard.registered = not self.register_workflows or self._register(shard, wait=False)
             self._listen(shard)
@@ -428,6 +430,25 @@ class Worker:
             metrics=self.metrics,
             extra=shard.extra,
         ).start()
+
+    def _check_engine(self, shard: Shard) -> None:
+        """Refuse to start against an engine older than this package
+        (:class:`~cyclone_py.errors.EngineTooOld`, naming both releases): its
+        functions would refuse or misread what this worker sends. A newer engine
+        is served (a release keeps the calls of the one before; docs/operations.md
+        says per release). A database down now is not checked (logged)."""
+        try:
+            engine = shard.client.engine_version()
+        except errors.DatabaseUnavailable as exc:
+            logger.warning("engine release not checked: %s", exc, extra=self._log_extra(shard=shard))
+            return
+        if engine is None or _release(engine) < _release(__version__):
+            raise errors.EngineTooOld(
+                f"the database holds Cyclone engine {engine or 'older than 0.22.0'} and this worker is {__version__}:"
+                f" deploy the schema first (cyclone migrate), then start workers of {__version__}")
+        if _release(engine) > _release(__version__):
+            logger.info("the database holds a newer engine (%s) than this worker (%s)", engine, __version__,
+                        extra=self._log_extra(shard=shard))
 
     def _register(self, shard: Shard, *, wait: bool) -> bool:
         """Register the app's limits, workflows and schedules on one database:
@@ -1246,3 +1267,8 @@ def _hard_exit(code: int) -> None:
         except Exception:
             pass
     os._exit(code)
+
+
+def _release(version: str) -> tuple[int, ...]:
+    """``"0.22.0"`` -> ``(0, 22, 0)``; a part that is not a number counts as 0 (a local build's suffix)."""
+    return tuple(int(part) if part.isdigit() else 0 for part in version.split(".")[:3])

@@ -8,8 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
+import pytest
 
-from cyclone_py import __version__
+from cyclone_py import Worker, Workflow, __version__
+from cyclone_py.errors import EngineTooOld
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -42,3 +44,36 @@ def test_the_package_release_is_the_newest_tag_or_the_one_being_made() -> None:
 def test_the_version_change_names_the_package_release() -> None:
     engine = (ROOT / "sql" / "engine" / "47_version.sql").read_text()
     assert f"SELECT '{__version__}'::text" in engine
+
+
+def _worker(dsn: str) -> Worker:
+    wf = Workflow("version_check")
+
+    @wf.step()
+    def work(ctx: Any) -> Any:
+        return {}
+
+    return Worker(wf, dsn, concurrency=1)
+
+
+def test_a_worker_refuses_an_older_engine_naming_both_releases(dsn: str, conn: psycopg.Connection[Any]) -> None:
+    """SPEC/issue 37: a worker of N+1 started on a database still at N refuses with one line naming both."""
+    conn.execute("CREATE OR REPLACE FUNCTION cyclone.version() RETURNS text LANGUAGE sql AS $$ SELECT '0.21.9' $$")
+    conn.commit()
+    with pytest.raises(EngineTooOld, match=rf"engine 0\.21\.9 and this worker is {re.escape(__version__)}: deploy"):
+        _worker(dsn).run(install_signals=False)
+    conn.execute("DROP FUNCTION cyclone.version()")
+    conn.commit()
+    with pytest.raises(EngineTooOld, match="engine older than 0.22.0 and this worker is"):
+        _worker(dsn).run(install_signals=False)
+
+
+def test_a_worker_serves_a_newer_engine(dsn: str, conn: psycopg.Connection[Any]) -> None:
+    conn.execute("CREATE OR REPLACE FUNCTION cyclone.version() RETURNS text LANGUAGE sql AS $$ SELECT '9.0.0' $$")
+    conn.commit()
+    worker = _worker(dsn)
+    worker.run_in_thread()
+    try:
+        assert worker.error is None
+    finally:
+        worker.stop()
