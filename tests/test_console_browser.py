@@ -230,3 +230,24 @@ def test_a_page_of_another_port_cannot_cancel_a_run_by_tossing_the_csrf_cookie(
     expect(page.locator(".notice.ok")).to_have_text("cancelled")
     assert client.get_run(run).state == "cancelled"
     assert [(a.action, a.reason) for a in client.audit(run)] == [("cancel", "a real cancel")]
+
+
+def test_rerun_from_a_node_in_the_browser_lands_on_the_new_run(dsn: str, client: Client, start_ui: type[UI],
+                                                                page: Page) -> None:
+    """SPEC 17: a finished run's Rerun form, its node picked from the select, confirmed; the browser follows
+    the redirect to the new run, whose page names the original."""
+    for name, definition in app.definitions():
+        client.define_workflow(name, definition)
+    run = client.submit("approval", {"amount": 120})
+    client.cancel(run, "changed their mind")
+    ui = start_ui(dsn, "--allow-actions")
+    page.goto(f"{ui.url}/runs/{run}")
+    form = page.locator(f'form[action="/runs/{run}/rerun"]')
+    form.locator('select[name="from_node"]').select_option("approve")
+    form.locator('input[name="reason"]').fill("asked again")
+    form.locator("button").click()
+    expect(page.locator("#rerun-of a")).to_have_attribute("href", f"/runs/{run}")
+    [new] = [r.id for r in client.list_runs(workflow="approval") if r.id != run]
+    assert page.url == f"{ui.url}/runs/{new}"
+    expect(page.locator("#audit")).to_contain_text("asked again")
+    assert [(a.action, a.node) for a in client.audit(new)] == [("rerun", "approve")]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from cyclone_py.console.graph import GraphNode, Layouts, Refused, compile_svg, to_dot
+from cyclone_py.console.graph import GraphNode, Layouts, Refused, compile_svg, condition_label, to_dot
 
 SHOP = [GraphNode("fetch", "task", []), GraphNode("charge", "task", ["fetch"]),
         GraphNode("approve", "wait", ["charge"]), GraphNode("invoice", "child", ["charge"])]
@@ -157,3 +157,35 @@ def test_a_note_follows_a_nodes_state_in_its_title() -> None:
     assert "<title>resize: waiting</title>" in svg
     noted = layouts.picture(nodes, {"resize": "waiting"}, {}, {"resize": "2 of 3 items done"}).svg or ""
     assert "<title>resize: waiting (2 of 3 items done)</title>" in noted
+
+
+def test_a_condition_labels_the_edges_into_its_node_and_is_part_of_the_shape() -> None:
+    """SPEC 16's when/unless on the edges into the node (a root's in its own label), cut to 40 characters;
+    the same graph with another condition is another layout."""
+    assert condition_label(None) == condition_label({"over": "input.x"}) == ""
+    assert condition_label({"when": {"input": {"go": True}}}) == "when input.go = true"
+    assert condition_label({"when": {"deps": {"a": {"ok": 1, "n": [1]}}}, "unless": {"input": {}}}) == (
+        "when deps.a.ok = 1, deps.a.n = [1]; unl…")
+    nodes = [GraphNode("a", "task", [], condition_label({"unless": {"input": {"off": True}}})),
+             GraphNode("b", "event", ["a"], condition_label({"when": {"input": {"go": True}}})),
+             GraphNode("c", "await", ["a", "b"], "when input.go = true")]
+    layouts = Layouts()
+    svg = layouts.render(nodes, {}, {}) or ""
+    edges = re.findall(r'<g id="edge\d+" class="edge">(.*?)</g>', svg, re.DOTALL)
+    assert [re.findall(r"<text[^>]*>([^<]*)</text>", e) for e in edges] == [["when input.go = true"]] * 3
+    assert re.findall(r'data-node="([^"]*)"', svg) == ["a", "b", "c"]
+    assert ">unless input.off = true</text>" in svg  # a root's condition: in its own label
+    assert ">(event)</text>" in svg and ">(await)</text>" in svg
+    assert "shape=cds" in to_dot(nodes) and "shape=octagon" in to_dot(nodes)
+    assert layouts.layouts_made == 1
+    layouts.render([*nodes[:2], GraphNode("c", "await", ["a", "b"], "when input.go = false")], {}, {})
+    assert layouts.layouts_made == 2
+
+
+def test_a_condition_holding_markup_quotes_and_backslashes_is_text() -> None:
+    hostile = condition_label({"when": {"input": {"x": '<script>"q" & \\'}}})
+    nodes = [GraphNode("a", "task", []), GraphNode("b", "task", ["a"], hostile)]
+    svg = Layouts().render(nodes, {}, {}) or ""
+    assert "<script" not in svg and svg.count('class="edge"') == 1
+    assert ">when input.x = &#34;&lt;script&gt;\\&#34;q\\&#34; &amp; \\\\&#34;</text>" in svg
+    assert re.findall(r'data-node="([^"]*)"', svg) == ["a", "b"]

@@ -653,3 +653,98 @@ def test_a_run_page_draws_a_map_once_and_lists_its_items(dsn: str, client: Clien
     assert "each[0]" in page.text and "each[2]" in page.text
     assert 'id="live"' in page.text
     assert re.search(r"progress <code>\{(&#34;|\")done(&#34;|\"): 1\}</code>", page.text), "the progress"
+
+
+# -- coordination (SPEC 17) -----------------------------------------------------------------
+
+
+def test_the_events_page_lists_the_kept_events_newest_first_escaped_and_cut(
+        dsn: str, client: Client, start_ui: type[UI]) -> None:
+    client.emit_event("order:<b>1</b>", {"note": "<script>alert('payload')</script>", "rest": "y" * 5000})
+    client.emit_event("other & more", None)
+    ui = start_ui(dsn)
+    with http(ui) as h:
+        page = h.get("/events")
+        one = h.get("/events", params={"key": "order:<b>1</b>"})
+        none = h.get("/events?key=nosuch")
+        refused(h.get("/events?key=a%00b"), 400, "contains a NUL character")
+    assert page.status_code == 200 and '<a href="/events">Events</a>' in page.text
+    rows = re.findall(r"<tr><td><a href=\"([^\"]*)\">([^<]*)</a></td><td>[^<]*</td><td>(.*?)</td></tr>", page.text)
+    assert [(link, html.unescape(key)) for link, key, _ in rows] == [
+        ("/events?key=other+%26+more", "other & more"), ("/events?key=order%3A%3Cb%3E1%3C%2Fb%3E", "order:<b>1</b>")]
+    payload = html.unescape(rows[1][2])
+    assert payload.startswith('<code>{"note":"<script>alert(') and payload.endswith("yyy…</code>")
+    assert len(payload) == len("<code></code>") + 300
+    assert rows[0][2] == ""  # no payload
+    assert page.text.count("<script") == 1 and "<b>" not in page.text
+    assert one.status_code == 200 and one.text.count('<tr><td><a href="/events?key=') == 1
+    assert "&lt;script&gt;alert(&#39;payload&#39;)&lt;/script&gt;" in one.text
+    assert none.status_code == 200 and "No events of this key." in none.text
+
+
+PAY = {"nodes": [{"name": "paid", "kind": "event", "key": "order:{input.n}"},
+                 {"name": "ship", "deps": ["paid"], "when": {"deps": {"paid": {"ok": True}}}}]}
+FOLLOW = {"nodes": [{"name": "export_done", "kind": "await", "run": "input.run"}]}
+
+
+def test_a_run_page_shows_event_keys_awaited_runs_their_reasons_conditions_and_the_rerun_of(
+        dsn: str, client: Client, start_ui: type[UI]) -> None:
+    client.define_workflow("pay", PAY)
+    client.define_workflow("follow", FOLLOW)
+    pay = client.submit("pay", {"n": "<i>1</i>"})
+    follow = client.submit("follow", {"run": str(pay)})
+    ui = start_ui(dsn)
+    with http(ui) as h:
+        paying, following = h.get(f"/runs/{pay}").text, h.get(f"/runs/{follow}").text
+        client.cancel(pay)
+        again = client.rerun(pay)
+        rerun = h.get(f"/runs/{again}").text
+    row = paying[paying.index('<tr id="step-0" data-node="paid"'):]
+    row = row[:row.index("</tr>")]
+    assert '<div class="muted event-key">key order:&lt;i&gt;1&lt;/i&gt;</div>' in row
+    assert '<div class="why">waiting_event · waits for an event of key <code>order:&lt;i&gt;1&lt;/i&gt;</code>' in row
+    # The condition on the edge into ship, and the event and await nodes drawn as themselves.
+    edge = re.search(r'<g id="edge1" class="edge">.*?</g>', paying, re.DOTALL)
+    assert edge and ">when deps.paid.ok = true</text>" in edge[0]
+    assert ">(event)</text>" in paying and ">(await)</text>" in following
+    row = following[following.index('<tr id="step-0" data-node="export_done"'):]
+    row = row[:row.index("</tr>")]
+    link = f'<a class="run-id" href="/runs/{pay}">{pay}</a>'
+    assert f'<div class="awaits">awaits {link}</div>' in row
+    assert f'<div class="why">waiting_run · waits for run {link} to end</div>' in row
+    assert f'<dt>rerun of</dt><dd id="rerun-of">{link}</dd>' in rerun
+    assert "rerun of" not in paying
+
+
+def test_rerun_is_offered_on_a_finished_runs_page_only_with_actions_and_redirects_to_the_new_run(
+        dsn: str, client: Client, failed: uuid.UUID, start_ui: type[UI]) -> None:
+    live = run_to(client, "approval")
+    role = client._value("SELECT session_user")
+    read_only = start_ui(dsn)
+    with http(read_only) as h:
+        assert 'action="/runs/' not in h.get(f"/runs/{failed}").text
+        token = h.cookies.get("cyclone_ui_csrf") or ""
+        refused(h.post(f"/runs/{failed}/rerun", data={"csrf": token}), 403, "actions are off")
+    ui = start_ui(dsn, "--allow-actions")
+    with http(ui) as h:
+        page = h.get(f"/runs/{failed}")
+        token = csrf_of(page)
+        form = re.search(rf'<form method="post" action="/runs/{failed}/rerun".*?</form>', page.text, re.DOTALL)
+        assert form, "the rerun form"
+        assert re.findall(r'<option value="([^"]*)">', form[0]) == ["", "fetch", "charge", "ship", "invoice"]
+        assert f'action="/runs/{live}/rerun"' not in h.get(f"/runs/{live}").text  # not on a live run
+        refused(h.post(f"/runs/{failed}/rerun", data={"from_node": "charge"}), 403, "CSRF token is missing")
+        refused(h.post(f"/runs/{live}/rerun", data={"csrf": token}), 409, "only a completed, failed or cancelled run")
+        refused(h.post(f"/runs/{failed}/rerun", data={"csrf": token, "from_node": "nosuch"}), 404, "has no node")
+        done = h.post(f"/runs/{failed}/rerun", data={"csrf": token, "from_node": "charge", "reason": "<b>fixed</b>"})
+        assert done.status_code == 303
+        new = uuid.UUID(done.headers["location"].removeprefix("/runs/"))
+        shown = h.get(done.headers["location"])
+    assert shown.status_code == 200 and f'<dd id="rerun-of"><a class="run-id" href="/runs/{failed}">' in shown.text
+    assert client.get_run_row(new).rerun_of == failed
+    assert {s.node: s.state for s in client.steps(new)}["fetch"] == "completed"
+    assert {s.node: s.state for s in client.steps(new)}["charge"] == "available"
+    actor = f"{__import__('getpass').getuser()} via {role}"
+    assert [(a.action, a.node, a.reason, a.actor) for a in client.audit(new)] == [
+        ("rerun", "charge", "<b>fixed</b>", actor)]
+    assert len(client.list_runs(workflow="shop")) == 2 and client.audit(failed) == []

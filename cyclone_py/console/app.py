@@ -56,7 +56,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from cyclone_py import errors
 from cyclone_py.client import Client, Cursor, Page
-from cyclone_py.console.graph import GraphNode, Layouts
+from cyclone_py.console.graph import GraphNode, Layouts, condition_label
 from cyclone_py.formatting import fmt_duration, fmt_step, fmt_time
 from cyclone_py.vocabulary import DISCARD_KINDS, RUN_STATES, TERMINAL_STEP_STATES
 
@@ -82,6 +82,8 @@ STEP_PAGE = 50
 ERROR_PAGE = 50
 #: Operator actions a run page lists (the newest).
 AUDIT_SHOWN = 100
+#: Characters of an event's payload in the list of events (compact JSON, then cut).
+EVENT_PAYLOAD_CHARS = 300
 #: Seconds between two refreshes of the overview.
 REFRESH_SECONDS = 5
 
@@ -103,6 +105,7 @@ ACTION_FUNCTIONS = {
     "pause": "pause",
     "resume": "resume",
     "signal": "signal",
+    "rerun": "rerun",
     "pause-schedule": "pause_schedule",
     "resume-schedule": "resume_schedule",
 }
@@ -269,6 +272,12 @@ class ErrorText:
         return cls(shown, max(length or 0, len(full)) - len(shown))
 
 
+def compact(value: Any, chars: int = EVENT_PAYLOAD_CHARS) -> str:
+    """A JSON value on one line, cut to ``chars`` characters (with an ellipsis)."""
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=str)
+    return text if len(text) <= chars else text[:chars - 1] + "…"
+
+
 def _environment() -> Environment:
     env = Environment(loader=PackageLoader("cyclone_py.console", "templates"),
                       autoescape=select_autoescape(default=True, default_for_string=True))
@@ -277,6 +286,7 @@ def _environment() -> Environment:
     env.filters["delta"] = partial(fmt_duration, empty="", full=True)
     env.filters["step"] = lambda s: fmt_step(s.node, s.item_index)  # a step row as the faces name it
     env.filters["payload"] = Payload.of
+    env.filters["compact"] = compact
     env.filters["error_text"] = ErrorText.of
     env.globals["error_chars"] = ERROR_CHARS
     env.globals["list_error_chars"] = LIST_ERROR_CHARS
@@ -400,7 +410,7 @@ class Console:
                 items.setdefault(s.node, []).append(s.state)
         notes = {node: f"{sum(1 for st in states if st in TERMINAL_STEP_STATES):,} of {len(states):,} items done"
                  for node, states in items.items()}
-        picture = self.layouts.picture([GraphNode(s.node, s.kind, s.deps) for s in nodes],
+        picture = self.layouts.picture([GraphNode(s.node, s.kind, s.deps, condition_label(s.spec)) for s in nodes],
                                        {s.node: s.state for s in nodes}, links, notes)
         before = decode_cursor(q.get("errors"), numeric=True)
         history = self.client.error_history(rid, before=before, limit=ERROR_PAGE, chars=LIST_ERROR_CHARS)
@@ -412,7 +422,7 @@ class Console:
             picture=picture, count=len(outline), pages=pages, number=number, history=history,
             older_errors=older_errors, errors_paged=before is not None, audit=audit[-AUDIT_SHOWN:],
             audit_cut=max(0, len(audit) - AUDIT_SHOWN), can=self.can(),
-            left=None if row.deadline_at is None else row.deadline_at - now,
+            left=None if row.deadline_at is None else row.deadline_at - now, nodes=[s.node for s in nodes],
         )
 
     def error(self, ctx: Ctx) -> Response:
@@ -445,6 +455,13 @@ class Console:
     def limits(self, ctx: Ctx) -> Response:
         return self.page(ctx, "limits.html", limits=self.client.limits())
 
+    def events(self, ctx: Ctx) -> Response:
+        """The kept events (SPEC 17), newest first, the newest ``page_size``
+        (of one key with ``?key=``); each payload on one line, cut."""
+        key = text(ctx.request.query_params.get("key"), "the event key", limit=1000)
+        limit = self.settings.page_size
+        return self.page(ctx, "events.html", events=self.client.events(key, limit=limit), key=key, limit=limit)
+
     # -- actions -----------------------------------------------------------------
 
     def _field(self, ctx: Ctx, name: str, what: str, *, limit: int = MAX_FIELD) -> str | None:
@@ -462,6 +479,10 @@ class Console:
         client = self.acting(ctx)
         reason = self._field(ctx, "reason", "the reason")
         try:
+            if action == "rerun":  # a new run: its page is where the operator goes next
+                from_node = self._field(ctx, "from_node", "the node to rerun from", limit=200)
+                new = client.rerun(rid, from_node, reason)
+                return RedirectResponse(f"/runs/{new}", status_code=303)
             if action == "retry":
                 node = self._field(ctx, "node", "the node", limit=200)
                 if node is None:
@@ -783,6 +804,7 @@ def create_app(client: Client, settings: Settings, layouts: Layouts | None = Non
         Route("/schedules", view(console.schedules)),
         Route("/schedules/{action}", view(console.schedule_action, action=True), methods=["POST"]),
         Route("/limits", view(console.limits)),
+        Route("/events", view(console.events)),
         Route("/login", login, methods=["POST"]),
         Route("/static/{name}", static_file),
     ]

@@ -1,12 +1,14 @@
 """A run's DAG as SVG: laid out by Graphviz's ``dot``, once per shape of a
 definition, and coloured by state when a page is rendered.
 
-The layout depends only on the nodes (name, kind) and their edges, which a
-run's steps carry from its definition (each step is a copy of its node), so
-every run of one definition shares one cached layout.
+The layout depends only on the nodes (name, kind, condition) and their
+edges, which a run's steps carry from its definition (each step is a copy of
+its node), so every run of one definition shares one cached layout. A node's
+condition (SPEC 16's ``when``/``unless``, :func:`condition_label`) labels the
+edges into it (a root node's, its own label).
 
-**User text is never substituted into.** Node names reach ``dot`` only as
-quoted labels (``&``, ``\\`` and ``"`` escaped), and ``dot``'s SVG is parsed
+**User text is never substituted into.** Node names and conditions reach
+``dot`` only as quoted labels (``&``, ``\\`` and ``"`` escaped), and ``dot``'s SVG is parsed
 (``xml.etree``: elements, not text) and compiled once into a list of literal
 pieces and *slots*. Every piece is serialized by this module with every text
 and attribute escaped, and only the whitelisted elements and attributes a
@@ -30,6 +32,7 @@ as one without a picture). The cache is bounded in entries and in characters.
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 import subprocess
 import threading
@@ -39,6 +42,7 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
+from typing import Any
 
 from markupsafe import Markup, escape
 
@@ -59,7 +63,10 @@ MAX_EDGES = 600
 
 SHAPES = {"task": 'shape=box style="rounded,filled"', "wait": 'shape=hexagon style=filled',
           "child": 'shape=box3d style=filled', "sleep": 'shape=ellipse style=filled',
-          "map": 'shape=folder style=filled'}
+          "map": 'shape=folder style=filled', "event": 'shape=cds style=filled',
+          "await": 'shape=octagon style=filled'}
+#: Characters of a condition drawn on an edge (then cut, with an ellipsis).
+CONDITION_CHARS = 40
 
 _SVG = "http://www.w3.org/2000/svg"
 _XLINK = "http://www.w3.org/1999/xlink"
@@ -74,11 +81,34 @@ _ATTRIBUTES = frozenset({
 
 @dataclass(frozen=True)
 class GraphNode:
-    """One node as the picture needs it: its name, kind and dependencies."""
+    """One node as the picture needs it: its name, kind and dependencies, and
+    its condition as drawn on the edges into it (:func:`condition_label`;
+    empty for none)."""
 
     name: str
     kind: str
     deps: Sequence[str]
+    condition: str = ""
+
+
+def _leaves(value: Any, path: str) -> list[str]:
+    """``{"input": {"go": true}}`` -> ``["input.go = true"]``: each value a
+    containment object holds, by its dot path; compact JSON past the objects."""
+    if isinstance(value, dict) and value:
+        return [leaf for key, inner in value.items() for leaf in _leaves(inner, f"{path}.{key}" if path else str(key))]
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False, sort_keys=True)
+    return [f"{path} = {text}" if path else text]
+
+
+def condition_label(spec: Any) -> str:
+    """A node's ``when`` and ``unless`` (its step's ``spec``, SPEC 16) as one
+    line: ``when input.go = true; unless deps.check.skip = true``, cut to
+    ``CONDITION_CHARS``; empty when it has neither."""
+    if not isinstance(spec, dict):
+        return ""
+    parts = [f"{word} {', '.join(_leaves(spec[word], ''))}" for word in ("when", "unless") if word in spec]
+    line = "; ".join(parts)
+    return line if len(line) <= CONDITION_CHARS else line[:CONDITION_CHARS - 1] + "…"
 
 
 @dataclass(frozen=True)
@@ -108,8 +138,10 @@ def edges(nodes: Sequence[GraphNode]) -> int:
 
 def to_dot(nodes: Sequence[GraphNode]) -> str:
     """The DOT text of a DAG: nodes ``n0..`` in the given order (``id`` n0..,
-    which the SVG keeps), labelled with their names (and the kind of a wait or
-    child node). No URL, tooltip or other per-run attribute: those are slots."""
+    which the SVG keeps), labelled with their names (and the kind of a node
+    that is no task); the edges into a node with a condition labelled with it
+    (a node without edges into it carries it in its own label). No URL,
+    tooltip or other per-run attribute: those are slots."""
     index = {n.name: i for i, n in enumerate(nodes)}
     lines = [
         "digraph run {",
@@ -119,12 +151,15 @@ def to_dot(nodes: Sequence[GraphNode]) -> str:
     ]
     for i, n in enumerate(nodes):
         label = _label(n.name) + ("" if n.kind == "task" else f"\\n({n.kind})")
+        if n.condition and not any(dep in index for dep in n.deps):
+            label += "\\n" + _label(n.condition)
         shape = SHAPES.get(n.kind, SHAPES["task"])
         lines.append(f'  n{i} [id="n{i}" label="{label}" {shape}];')
     for i, n in enumerate(nodes):
+        edge = f' [label="{_label(n.condition)}" fontsize=9 fontcolor="#556677"]' if n.condition else ""
         for dep in n.deps:
             if dep in index:
-                lines.append(f"  n{index[dep]} -> n{i};")
+                lines.append(f"  n{index[dep]} -> n{i}{edge};")
     lines.append("}")
     return "\n".join(lines) + "\n"
 
@@ -259,7 +294,7 @@ class Layouts:
     def key(nodes: Sequence[GraphNode]) -> str:
         h = hashlib.sha256()
         for n in nodes:
-            h.update(repr((n.name, n.kind, tuple(n.deps))).encode())
+            h.update(repr((n.name, n.kind, tuple(n.deps), n.condition)).encode())
         return h.hexdigest()
 
     def close(self) -> None:
