@@ -393,8 +393,8 @@ class StepDetail:
 
 @dataclass(frozen=True)
 class AuditRow:
-    """A row of ``cyclone.cyclone_v_audit``: an operator action on a run, its
-    reason, and who acted (``'alice via role'``, or the role)."""
+    """A row of ``cyclone.cyclone_v_audit``: an operator action or a signal on
+    a run, its reason, and who acted (``'alice via role'``, or the role)."""
 
     id: int
     at: datetime
@@ -403,6 +403,8 @@ class AuditRow:
     action: str
     reason: str | None
     actor: str
+    #: what else the action names: a signal's ``{"payload_bytes": n}``, a rerun's ``{"rerun_of": id}``
+    detail: Any = None
 
 
 @dataclass(frozen=True)
@@ -1665,7 +1667,7 @@ class Client:
         """The audit trail of a run, oldest first (``cyclone_v_audit``)."""
         return self._rows(
             AuditRow,
-            "SELECT id, at, run_id, node, action, reason, actor FROM cyclone.cyclone_v_audit "
+            "SELECT id, at, run_id, node, action, reason, actor, detail FROM cyclone.cyclone_v_audit "
             "WHERE run_id = %s ORDER BY id",
             (_uuid(run_id),),
         )

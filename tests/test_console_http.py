@@ -245,7 +245,11 @@ def test_each_action_calls_its_function_and_names_the_actor(dsn: str, client: Cl
         assert gone.status_code == 404 and "not found" in gone.text
     actor = f"{__import__('getpass').getuser()} via {role}"
     assert [(a.action, a.reason, a.actor) for a in client.audit(failed)] == [("retry", "card <b>fixed</b>", actor)]
-    assert [a.action for a in client.audit(other)] == ["pause", "resume"]
+    # The console's signal is audited with who sent it and its payload's size (issue 36).
+    assert [(a.action, a.node, a.actor) for a in client.audit(other)] == [
+        ("pause", None, actor), ("resume", None, actor), ("signal", "approve", actor)]
+    detail = client.audit(other)[-1].detail
+    assert list(detail) == ["payload_bytes"] and detail["payload_bytes"] > 0
     assert [(a.action, a.reason) for a in client.audit(third)] == [("cancel", "dup")]
 
 

@@ -123,7 +123,7 @@ BEGIN
         -- plan hashed the whole steps table on every call. A plain task (no spec)
         -- needs nothing more.
         UPDATE ONLY cyclone_steps s
-           SET state = 'available', scheduled_at = v_now
+           SET state = 'available', scheduled_at = greatest(s.scheduled_at, v_now)
          WHERE s.run_id = ANY (v_pending) AND s.item_index IS NULL AND s.state = 'pending' AND s.kind = 'task'
            AND s.spec IS NULL
            AND cardinality(s.deps) = (SELECT count(*) FROM ONLY cyclone_steps d
@@ -304,7 +304,11 @@ REVOKE ALL ON FUNCTION cyclone._end_map(bigint) FROM PUBLIC;
 -- define_workflow bounded it (366 days) counts as 366 days: a larger one made now +
 -- max_wait a raw 22008, and the run could not advance.
 -- A pass that completed, skipped or discarded a node is followed by another (more
--- may be ready), then the run finishes if every step is terminal. The caller holds
+-- may be ready), then the run finishes if every step is terminal. A task becomes
+-- due when reached, or at its run's start when that is later: each step is made with
+-- scheduled_at the run's p_run_at (or a debounce's start, SPEC 17), so a root task
+-- with a condition, reached at submit, waits for the run's start as a plain root task
+-- does. The caller holds
 -- the run lock (_advance_runs, _notify_parent, signal, tick, the operator actions).
 CREATE OR REPLACE FUNCTION cyclone._advance(p_run_id uuid)
 RETURNS void
@@ -325,7 +329,7 @@ BEGIN
         v_again := false;
 
         UPDATE ONLY cyclone_steps s
-           SET state = 'available', scheduled_at = v_now
+           SET state = 'available', scheduled_at = greatest(s.scheduled_at, v_now)
          WHERE s.run_id = p_run_id AND s.item_index IS NULL AND s.state = 'pending' AND s.kind = 'task'
            AND s.spec IS NULL
            AND NOT EXISTS (SELECT 1 FROM ONLY cyclone_steps d
@@ -365,7 +369,7 @@ BEGIN
                 CONTINUE;
             END IF;
             IF v_step.kind = 'task' THEN
-                UPDATE ONLY cyclone_steps SET state = 'available', scheduled_at = v_now
+                UPDATE ONLY cyclone_steps SET state = 'available', scheduled_at = greatest(scheduled_at, v_now)
                  WHERE id = v_step.id AND state = 'pending';
                 IF FOUND THEN
                     PERFORM cyclone._wake();

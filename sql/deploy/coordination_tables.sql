@@ -3,8 +3,9 @@
 -- SPEC 17's tables and columns (issue 34): cyclone_events (emitted events, kept until prune); on a run,
 -- rerun_of (the run rerun() made it from) and debounce_key (submit's p_debounce_key) with the index a
 -- debounced submit finds its run by; on a step, event_key and awaited_run_id (what an event or await node
--- waits on) with the indexes emit_event and a run's end find the waiting nodes by. The node kinds event and
--- await, the error kind awaited_run_failed and the audit action rerun join their CHECKs, replaced NOT VALID
+-- waits on) with the indexes emit_event and a run's end find the waiting nodes by; on an audit row, detail
+-- (a signal's payload size, a rerun's original run). The node kinds event and await, the error kind
+-- awaited_run_failed and the audit actions rerun and signal join their CHECKs, replaced NOT VALID
 -- and validated in a second transaction (as dynamic_nodes did: claims and reports go on meanwhile); the day
 -- tables of history keep local copies of the steps' CHECKs, replaced the same way. The engine files are
 -- sql/engine/10_runs_tables.sql and 14_events_tables.sql.
@@ -68,8 +69,10 @@ ALTER TABLE cyclone.cyclone_step_errors
         'reclaim_limit', 'deadline', 'max_wait', 'child_failed', 'bad_input', 'item_failed',
         'awaited_run_failed')) NOT VALID;
 ALTER TABLE cyclone.cyclone_audit
+    ADD COLUMN detail jsonb,
     DROP CONSTRAINT audit_action_valid,
-    ADD CONSTRAINT audit_action_valid CHECK (action IN ('retry', 'cancel', 'pause', 'resume', 'rerun')) NOT VALID;
+    ADD CONSTRAINT audit_action_valid CHECK (action IN ('retry', 'cancel', 'pause', 'resume', 'rerun', 'signal'))
+        NOT VALID;
 
 COMMIT;
 

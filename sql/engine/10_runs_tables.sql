@@ -340,9 +340,10 @@ COMMENT ON COLUMN cyclone.cyclone_step_errors.discarded IS 'The error discarded 
 GRANT SELECT ON cyclone.cyclone_step_errors TO cyclone_client, cyclone_admin;
 
 -- What operators did and why (SPEC 9): retry (retry_all writes one per step), cancel, pause, resume, rerun
--- (SPEC 17: on the new run, with the node it reran from), with the
--- reason given. actor defaults to _actor() (04_audit.sql): the person a face names for the transaction, via
--- the session's role. No foreign key to the run: the rows stay when the run moves to history; prune deletes
+-- (SPEC 17: on the new run, with the node it reran from and detail {"rerun_of": the original}), and every
+-- signal delivered (node: the signal's name; detail {"payload_bytes": n}, the payload's size, never its
+-- content), with the reason given. actor defaults to _actor() (04_audit.sql): the person a face names for the
+-- transaction, via the session's role. No foreign key to the run: the rows stay when the run moves to history; prune deletes
 -- them with the run. cyclone_v_audit (15_views.sql) is how clients read it.
 CREATE TABLE cyclone.cyclone_audit (
     id     bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -350,9 +351,10 @@ CREATE TABLE cyclone.cyclone_audit (
     run_id uuid NOT NULL,
     node   text,                         -- the step's node, for an action on one step (retry)
     action text NOT NULL
-        CONSTRAINT audit_action_valid CHECK (action IN ('retry', 'cancel', 'pause', 'resume', 'rerun')),
+        CONSTRAINT audit_action_valid CHECK (action IN ('retry', 'cancel', 'pause', 'resume', 'rerun', 'signal')),
     reason text,
-    actor  text NOT NULL DEFAULT cyclone._actor()
+    actor  text NOT NULL DEFAULT cyclone._actor(),
+    detail jsonb                         -- what else the action names (a signal's payload size, a rerun's original)
 );
 -- A run's trail in order (cyclone_v_audit on the console's run page), and prune's delete.
 CREATE INDEX cyclone_audit_run ON cyclone.cyclone_audit (run_id, id);

@@ -104,10 +104,11 @@ COMMENT ON VIEW cyclone.cyclone_v_limits IS
 GRANT SELECT ON cyclone.cyclone_v_limits TO cyclone_worker, cyclone_client, cyclone_admin;
 
 -- The operator audit trail (SPEC 9), for clients (the web console's run page): what was done to a run (action:
--- retry, cancel, pause, resume, rerun; node for a retried step or the node a rerun started from), when (at), why (reason) and who (actor: the person a
--- face named for the transaction via the session's role, 04_audit.sql).
+-- retry, cancel, pause, resume, rerun, signal; node for a retried step, the node a rerun started from or a
+-- signal's name), when (at), why (reason), who (actor: the person a face named for the transaction via the
+-- session's role, 04_audit.sql) and detail (a signal's payload size, a rerun's original run).
 CREATE OR REPLACE VIEW cyclone.cyclone_v_audit AS
-SELECT a.id, a.at, a.run_id, a.node, a.action, a.reason, a.actor
+SELECT a.id, a.at, a.run_id, a.node, a.action, a.reason, a.actor, a.detail
   FROM cyclone.cyclone_audit a;
 COMMENT ON VIEW cyclone.cyclone_v_audit IS 'Operator actions on runs: what, when, why and who (actor).';
 GRANT SELECT ON cyclone.cyclone_v_audit TO cyclone_client, cyclone_admin;

@@ -144,7 +144,8 @@ BEGIN
         UPDATE ONLY cyclone_steps
            SET state = 'pending', max_attempts = greatest(max_attempts, attempt + p_additional_attempts),
                reclaims = 0, rerun_attempt = false, error = NULL, error_kind = NULL, output = NULL,
-               finished_at = NULL, contained = false, child_run_id = NULL, wait_expires_at = NULL
+               finished_at = NULL, contained = false, child_run_id = NULL, wait_expires_at = NULL,
+               scheduled_at = v_now
          WHERE run_id = p_run.id AND item_index IS NULL AND state = 'discarded' AND id = ANY (p_step_ids)
         RETURNING id, node, kind, max_attempts
     ), maps AS (
@@ -189,11 +190,13 @@ BEGIN
     END IF;
 
     -- Steps cancelled by the failure (or by a contained branch) come back, in
-    -- dependency order, unless a dependency is still discarded or cancelled.
+    -- dependency order, unless a dependency is still discarded or cancelled. A
+    -- reopened step is due now when reached (scheduled_at: the advance makes a task
+    -- due at the later of it and the time it is reached), not at a backoff it had.
     LOOP
         UPDATE ONLY cyclone_steps s
            SET state = 'pending', error = NULL, error_kind = NULL, finished_at = NULL,
-               child_run_id = NULL, wait_expires_at = NULL
+               child_run_id = NULL, wait_expires_at = NULL, scheduled_at = v_now
          WHERE s.run_id = p_run.id AND s.item_index IS NULL AND s.state = 'cancelled'
            AND NOT EXISTS (SELECT 1 FROM ONLY cyclone_steps d
                             WHERE d.run_id = p_run.id AND d.item_index IS NULL AND d.node = ANY (s.deps)

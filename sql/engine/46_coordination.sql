@@ -17,12 +17,16 @@
 -- An await node reads the awaited run's row FOR SHARE, which waits for a transaction ending that run (it holds
 -- the row FOR NO KEY UPDATE) and then reads the row as that transaction left it; a run's end that commits
 -- first is seen, and one that comes after sees the waiting node.
+-- Both hold under READ COMMITTED, where each statement sees what committed before it: a caller at REPEATABLE
+-- READ or SERIALIZABLE reads one snapshot for its whole transaction and can miss the other side (the
+-- engine's functions are meant to be called at READ COMMITTED, PostgreSQL's default; docs/coordination.md).
 -- Lock order. emit_event: the key lock, then the runs of the waiting nodes (root, then run id: _lock_run),
 -- then their steps. A run's end (_notify_awaiters): the ended run is held; the awaiting runs are locked after
--- it, in root then run-id order, then their steps. Neither order is the other's: a transaction that holds an
--- awaiting run and then waits for the awaited one (a second await of the same run reached while that run
--- ends, or a batch of completions holding both) can meet a run's end waiting for it; PostgreSQL then aborts
--- one of the two with 40P01 and nothing is half-written (the Python worker retries a report that met it).
+-- it, in root then run-id order, then their steps. Neither order is the other's: a transaction that holds a
+-- run and then waits for a key (reaching a second event node of a key while emit_event of that key waits
+-- for the run) or for an awaited run (a second await of the same run reached while that run ends, or a
+-- batch of completions holding both) can meet the other waiting for it; PostgreSQL then aborts one of the
+-- two with 40P01 and nothing is half-written (the Python worker retries a report that met it).
 -- _debounce: the debounce key's lock, then the run (_lock_run), then its steps.
 --
 -- This file is the change's complete current source; edit it here and ship it with
@@ -433,7 +437,8 @@ BEGIN
          WHERE s.run_id = v_id AND s.item_index IS NULL AND s.node NOT IN (SELECT a.node FROM again a)
            AND o.run_id = p_run_id AND o.item_index IS NULL AND o.node = s.node AND o.state = 'completed';
     END IF;
-    INSERT INTO cyclone_audit (run_id, node, action, reason) VALUES (v_id, p_from_node, 'rerun', p_reason);
+    INSERT INTO cyclone_audit (run_id, node, action, reason, detail)
+    VALUES (v_id, p_from_node, 'rerun', p_reason, jsonb_build_object('rerun_of', p_run_id));
     PERFORM cyclone._advance_runs(ARRAY[v_id]);
     PERFORM cyclone._wake();
     RETURN v_id;

@@ -30,7 +30,8 @@ ALTER TABLE cyclone.cyclone_step_errors
         'reclaim_limit', 'deadline', 'max_wait', 'child_failed', 'bad_input', 'item_failed'));
 ALTER TABLE cyclone.cyclone_audit
     DROP CONSTRAINT audit_action_valid,
-    ADD CONSTRAINT audit_action_valid CHECK (action IN ('retry', 'cancel', 'pause', 'resume'));
+    ADD CONSTRAINT audit_action_valid CHECK (action IN ('retry', 'cancel', 'pause', 'resume')),
+    DROP COLUMN detail;
 
 ALTER TABLE cyclone.cyclone_steps DROP COLUMN event_key, DROP COLUMN awaited_run_id;
 ALTER TABLE cyclone.cyclone_runs DROP COLUMN rerun_of, DROP COLUMN debounce_key;

@@ -1,5 +1,5 @@
 -- Revert cyclone:operator to its previous version: the deploy script it had before
--- (sql/deploy/operator@v0.20.0.sql), and a drop of each function the new version added.
+-- (sql/deploy/operator@v0.21.0.sql), and a drop of each function the new version added.
 BEGIN;
 
 -- sql/engine/29_operator.sql: change `operator` — what an operator does to a run (SPEC section 9).
@@ -97,9 +97,14 @@ BEGIN
        SET state = 'running', paused_at = NULL, deadline_at = deadline_at + v_paused
      WHERE id = p_run_id;
     -- A node reached during the pause (started_at after paused_at) has waited
-    -- only since it was reached: it gets its full max_wait from now.
+    -- only since it was reached: it gets its full max_wait from now. A sleep's
+    -- wake time moves the same way (SPEC 16: a pause freezes a sleep), and its
+    -- scheduled_at with it.
     UPDATE ONLY cyclone_steps
-       SET wait_expires_at = wait_expires_at + greatest(v_now - greatest(v_run.paused_at, started_at), interval '0')
+       SET wait_expires_at = wait_expires_at + greatest(v_now - greatest(v_run.paused_at, started_at), interval '0'),
+           scheduled_at = CASE WHEN kind = 'sleep'
+               THEN scheduled_at + greatest(v_now - greatest(v_run.paused_at, started_at), interval '0')
+               ELSE scheduled_at END
      WHERE run_id = p_run_id AND state = 'waiting' AND wait_expires_at IS NOT NULL;
     INSERT INTO cyclone_audit (at, run_id, action) VALUES (v_now, p_run_id, 'resume');
     IF EXISTS (SELECT 1 FROM ONLY cyclone_steps s
@@ -109,7 +114,7 @@ BEGIN
     RETURN true;
 END
 $$;
-COMMENT ON FUNCTION cyclone.resume(uuid) IS 'Resume a paused run; its deadline and max_wait expiries move forward by the pause. False unless paused.';
+COMMENT ON FUNCTION cyclone.resume(uuid) IS 'Resume a paused run; its deadline, max_wait expiries and sleeps'' wake times move forward by the pause. False unless paused.';
 REVOKE ALL ON FUNCTION cyclone.resume(uuid) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cyclone.resume(uuid) TO cyclone_admin;
 
@@ -120,7 +125,9 @@ GRANT EXECUTE ON FUNCTION cyclone.resume(uuid) TO cyclone_admin;
 -- cyclone_archive_queue (it is no longer finished), and a deadline that has already passed is cleared (the
 -- operator takes over). Then the steps that the failure, or a contained branch, cancelled come back to
 -- pending, in dependency order, unless a dependency is still discarded or cancelled; _advance reaches every
--- pending step whose dependencies are complete. A cancelled run cannot be retried (55000). Returns how many
+-- pending step whose dependencies are complete. A map node (SPEC 16) that had items goes back to waiting
+-- with its discarded and cancelled items available again (its completed items keep their outputs); one
+-- whose list was never read (a bad_input) is reached again like any pending node. A cancelled run cannot be retried (55000). Returns how many
 -- steps it reopened (0: nothing changed, and the run is not touched).
 CREATE OR REPLACE FUNCTION cyclone._reopen(
     p_run cyclone.cyclone_runs,
@@ -142,8 +149,20 @@ BEGIN
            SET state = 'pending', max_attempts = greatest(max_attempts, attempt + p_additional_attempts),
                reclaims = 0, rerun_attempt = false, error = NULL, error_kind = NULL, output = NULL,
                finished_at = NULL, contained = false, child_run_id = NULL, wait_expires_at = NULL
-         WHERE run_id = p_run.id AND state = 'discarded' AND id = ANY (p_step_ids)
-        RETURNING node
+         WHERE run_id = p_run.id AND item_index IS NULL AND state = 'discarded' AND id = ANY (p_step_ids)
+        RETURNING id, node, kind, max_attempts
+    ), maps AS (
+        -- A map node (SPEC 16) goes back to waiting, not pending: it keeps its list. Its discarded and
+        -- cancelled items are available again, each with at least p_additional_attempts more; completed
+        -- items keep their outputs. A map with no item to reopen ends below (_end_map).
+        UPDATE ONLY cyclone_steps i
+           SET state = 'available', max_attempts = greatest(i.max_attempts, i.attempt + p_additional_attempts),
+               reclaims = 0, rerun_attempt = false, error = NULL, error_kind = NULL, output = NULL,
+               finished_at = NULL, contained = false, scheduled_at = v_now
+          FROM reopened r
+         WHERE r.kind = 'map' AND i.run_id = p_run.id AND i.node = r.node AND i.item_index IS NOT NULL
+           AND i.state IN ('discarded', 'cancelled')
+        RETURNING i.id
     ), audited AS (
         INSERT INTO cyclone_audit (at, run_id, node, action, reason)
         SELECT v_now, p_run.id, r.node, 'retry', p_reason FROM reopened r
@@ -152,6 +171,16 @@ BEGIN
     SELECT count(*) INTO v_count FROM audited;
     IF v_count = 0 THEN
         RETURN 0;
+    END IF;
+    UPDATE ONLY cyclone_steps m SET state = 'waiting', started_at = v_now
+     WHERE m.run_id = p_run.id AND m.id = ANY (p_step_ids) AND m.kind = 'map' AND m.state = 'pending'
+       AND EXISTS (SELECT 1 FROM ONLY cyclone_steps i
+                    WHERE i.run_id = p_run.id AND i.node = m.node AND i.item_index IS NOT NULL);
+    PERFORM cyclone._end_map(m.id) FROM ONLY cyclone_steps m
+     WHERE m.run_id = p_run.id AND m.id = ANY (p_step_ids) AND m.kind = 'map' AND m.state = 'waiting';
+    IF EXISTS (SELECT 1 FROM ONLY cyclone_steps i
+                WHERE i.run_id = p_run.id AND i.item_index IS NOT NULL AND i.state = 'available') THEN
+        PERFORM pg_notify('cyclone_wakeup', '');
     END IF;
 
     IF p_run.state IN ('failed', 'completed') THEN
@@ -169,9 +198,9 @@ BEGIN
         UPDATE ONLY cyclone_steps s
            SET state = 'pending', error = NULL, error_kind = NULL, finished_at = NULL,
                child_run_id = NULL, wait_expires_at = NULL
-         WHERE s.run_id = p_run.id AND s.state = 'cancelled'
+         WHERE s.run_id = p_run.id AND s.item_index IS NULL AND s.state = 'cancelled'
            AND NOT EXISTS (SELECT 1 FROM ONLY cyclone_steps d
-                            WHERE d.run_id = p_run.id AND d.node = ANY (s.deps)
+                            WHERE d.run_id = p_run.id AND d.item_index IS NULL AND d.node = ANY (s.deps)
                               AND d.state IN ('discarded', 'cancelled'));
         EXIT WHEN NOT FOUND;
     END LOOP;
@@ -210,7 +239,8 @@ BEGIN
     v_run := cyclone._lock_existing_run('retry', p_run_id);
     -- Archived (its lock is the one just taken): back into the live tables first.
     PERFORM cyclone._revive(p_run_id);
-    SELECT s.* INTO v_step FROM ONLY cyclone_steps s WHERE s.run_id = p_run_id AND s.node = p_node FOR UPDATE;
+    SELECT s.* INTO v_step FROM ONLY cyclone_steps s
+     WHERE s.run_id = p_run_id AND s.item_index IS NULL AND s.node = p_node FOR UPDATE;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'node % of run % not found', cyclone._shown(p_node), p_run_id USING ERRCODE = 'P0002';
     END IF;
@@ -240,8 +270,9 @@ BEGIN
     v_run := cyclone._lock_existing_run('retry_all', p_run_id);
     -- Archived (its lock is the one just taken): back into the live tables first.
     PERFORM cyclone._revive(p_run_id);
+    -- A run's own steps: a map's discarded items come back with their map (_reopen), never alone.
     SELECT array_agg(s.id ORDER BY s.id) INTO v_ids FROM ONLY cyclone_steps s
-     WHERE s.run_id = p_run_id AND s.state = 'discarded';
+     WHERE s.run_id = p_run_id AND s.item_index IS NULL AND s.state = 'discarded';
     IF v_ids IS NULL THEN
         RETURN 0;
     END IF;

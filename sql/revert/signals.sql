@@ -1,5 +1,5 @@
 -- Revert cyclone:signals to its previous version: the deploy script it had before
--- (sql/deploy/signals@v0.18.0.sql), and a drop of each function the new version added.
+-- (sql/deploy/signals@v0.21.0.sql), and a drop of each function the new version added.
 BEGIN;
 
 -- sql/engine/30_signals.sql: change `signals` — delivering a signal to a run's wait nodes (SPEC section 9).
@@ -19,8 +19,10 @@ BEGIN;
 -- waiting completes with p_payload as its output, and the DAG advances (true). Else, when a wait node of
 -- that signal is still pending (not reached yet), the signal is kept for it (true). Otherwise false: the
 -- run is over, or no wait node of that signal is still to come (a signal no node will consume is not
--- kept). Guards: p_name non-empty (22023; NULL: 22004), p_payload at most 1 MiB (22023), P0002 for an
--- unknown run.
+-- kept). Guards: p_name non-empty (22023; NULL: 22004), p_payload within the limits of any JSON the engine
+-- stores (22023 from _check_payload, 03_checks.sql: at most 1 MiB, nested at most 100 levels: the payload
+-- becomes the wait node's output, which every reader of the run decodes), P0002 for an unknown run. NULL
+-- is no payload.
 CREATE OR REPLACE FUNCTION cyclone.signal(p_run_id uuid, p_name text, p_payload jsonb DEFAULT NULL::jsonb)
 RETURNS boolean
 LANGUAGE plpgsql

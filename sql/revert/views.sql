@@ -15,7 +15,8 @@ SELECT pg_get_functiondef(p.oid) AS def,
  WHERE p.pronamespace = 'cyclone'::regnamespace AND p.proname IN ('list_runs', 'list_steps', 'list_dead_letters');
 DROP FUNCTION cyclone.list_runs(text, text, integer, timestamptz), cyclone.list_steps(uuid),
               cyclone.list_dead_letters(text, text, integer);
-DROP VIEW cyclone.cyclone_v_dlq, cyclone.cyclone_v_steps, cyclone.cyclone_v_runs, cyclone.cyclone_v_events;
+DROP VIEW cyclone.cyclone_v_dlq, cyclone.cyclone_v_steps, cyclone.cyclone_v_runs, cyclone.cyclone_v_events,
+          cyclone.cyclone_v_audit;
 
 
 -- sql/engine/15_views.sql: change `views` — the read side users query with plain SQL (SPEC 3).

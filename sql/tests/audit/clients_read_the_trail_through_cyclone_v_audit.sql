@@ -16,7 +16,7 @@ SELECT results_eq(format('SELECT run_id, node, action, reason, actor FROM cyclon
                   format($$VALUES (%L::uuid, NULL::text, 'cancel'::text, 'seen by all'::text, %L::text)$$,
                          :'run', 'carol via ' || session_user),
                   'the view has the row with its actor');
-SELECT columns_are('cyclone', 'cyclone_v_audit', ARRAY['id', 'at', 'run_id', 'node', 'action', 'reason', 'actor'],
+SELECT columns_are('cyclone', 'cyclone_v_audit', ARRAY['id', 'at', 'run_id', 'node', 'action', 'reason', 'actor', 'detail'],
                    'the view''s columns');
 
 SELECT * FROM finish();

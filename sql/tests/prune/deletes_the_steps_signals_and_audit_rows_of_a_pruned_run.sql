@@ -12,8 +12,8 @@ SELECT ok(cyclone.signal(:'other_run', 'w'), 'and one for the other run');
 SELECT cyclone.pause(:'old_run') \gset
 SELECT cyclone.resume(:'old_run') \gset
 SELECT cyclone.cancel(:'old_run', 'test') \gset
-SELECT is((SELECT count(*)::int FROM cyclone.cyclone_audit WHERE run_id = :'old_run'), 3,
-          'pause, resume and cancel are audited');
+SELECT is((SELECT count(*)::int FROM cyclone.cyclone_audit WHERE run_id = :'old_run'), 4,
+          'the kept signal, pause, resume and cancel are audited');
 
 SELECT cyclone.advance_time('2 days') \gset
 SELECT is(cyclone.prune('1 day'), 1, 'the cancelled run is pruned');

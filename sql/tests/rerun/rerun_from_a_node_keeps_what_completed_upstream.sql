@@ -2,7 +2,7 @@
 -- node that is neither the node nor downstream of it and that completed in the original starts completed
 -- with its original output; the rest run afresh. Recorded in the audit trail.
 BEGIN;
-SELECT plan(9);
+SELECT plan(10);
 
 SELECT cyclone_test.define('pipeline', '[
     {"name": "extract", "handler": "extract"},
@@ -25,6 +25,8 @@ SELECT is(cyclone_test.state(:'again', 'transform'), 'available', 'the node itse
 SELECT is(cyclone_test.state(:'again', 'load'), 'pending', 'and what is downstream of it');
 SELECT is((SELECT action || ' ' || node || ' ' || reason FROM cyclone.cyclone_v_audit WHERE run_id = :'again'),
           'rerun transform bug fixed', 'recorded in the audit trail');
+SELECT is((SELECT detail FROM cyclone.cyclone_v_audit WHERE run_id = :'again'), jsonb_build_object('rerun_of', :'run'::uuid),
+          'with the original run');
 
 SELECT * FROM finish();
 ROLLBACK;
