@@ -201,3 +201,57 @@ def test_a_clock_read_in_an_engine_file_is_reported(tmp_path: Path) -> None:
     (top / "engine" / "02_clock.sql").write_text("SELECT pg_catalog.now();\n")
     (top / "engine" / "24_claim.sql").write_text("SELECT clock_timestamp();\n")
     assert clock_reads(top) == ["24_claim.sql: clock_timestamp( reads the clock; use cyclone.now()"]
+
+
+# -- table changes deploy under load (issue 37) ------------------------------------------------
+
+#: The tables every claim and report writes: a deploy must not hold them for longer than a catalog change.
+HOT_TABLES = ("cyclone.cyclone_steps", "cyclone.cyclone_runs")
+#: Table changes released before deploys under load were held to this (issue 37), left as they shipped.
+_BEFORE_LOAD_RULES = "v0.21.0"
+
+
+def load_unfriendly(top: Path, plan: Path) -> list[str]:
+    """Table changes (hand-written deploy scripts, not copies of an engine file) planned after
+    ``_BEFORE_LOAD_RULES``: an index on a hot table is built CONCURRENTLY, and a transaction that alters one
+    sets lock_timeout, so that a deploy under load neither blocks claims for a table scan nor queues them
+    behind a long transaction."""
+    text = plan.read_text()
+    after = text.split(f"@{_BEFORE_LOAD_RULES} ", 1)[1].split("\n", 1)[1]  # the lines after the tag's
+    names = [line.split()[0] for line in after.splitlines() if line and not line.startswith(("@", "%", "#"))]
+    problems = []
+    for name in dict.fromkeys(names):
+        script = top / "deploy" / f"{name}.sql"
+        sql = script.read_text()
+        if "A complete copy of sql/engine/" in sql:
+            continue
+        body = strip_comments(sql)
+        for table in HOT_TABLES:
+            for m in re.finditer(rf"CREATE\s+(?:UNIQUE\s+)?INDEX\s+(?!CONCURRENTLY)[^;]*\bON\s+{re.escape(table)}\b",
+                                 body, re.I):
+                problems.append(f"{script.name}: an index on {table} not built CONCURRENTLY: {m.group()[:60]}")
+        for block in re.findall(r"BEGIN;(.*?)COMMIT;", body, re.S):
+            if re.search(rf"ALTER\s+TABLE\s+(?:ONLY\s+)?(?:{'|'.join(map(re.escape, HOT_TABLES))})\b", block, re.I) \
+                    and "lock_timeout" not in block:
+                problems.append(f"{script.name}: a transaction alters a hot table without lock_timeout")
+    return problems
+
+
+def test_table_changes_deploy_under_load() -> None:
+    assert load_unfriendly(TOP, PLAN) == []
+
+
+def test_the_load_guard_sees_a_blocking_index_and_an_unbounded_alter(tmp_path: Path) -> None:
+    top = tmp_path / "sql"
+    (top / "deploy").mkdir(parents=True)
+    plan = tmp_path / "sqitch.plan"
+    plan.write_text("%project=t\n\n@v0.21.0 2026-01-01T00:00:00Z A <a@b> # x\n"
+                    "t_tables [] 2026-01-02T00:00:00Z A <a@b> # x\n")
+    (top / "deploy" / "t_tables.sql").write_text(
+        "BEGIN;\nALTER TABLE cyclone.cyclone_steps ADD COLUMN x int;\n"
+        "CREATE INDEX x ON cyclone.cyclone_steps (x);\nCOMMIT;\n")
+    assert len(load_unfriendly(top, plan)) == 2
+    (top / "deploy" / "t_tables.sql").write_text(
+        "BEGIN;\nSET LOCAL lock_timeout = '5s';\nALTER TABLE cyclone.cyclone_steps ADD COLUMN x int;\nCOMMIT;\n"
+        "CREATE INDEX CONCURRENTLY x ON cyclone.cyclone_steps (x);\n")
+    assert load_unfriendly(top, plan) == []

@@ -9,7 +9,13 @@
 -- and validated in a second transaction (as dynamic_nodes did: claims and reports go on meanwhile); the day
 -- tables of history keep local copies of the steps' CHECKs, replaced the same way. The engine files are
 -- sql/engine/10_runs_tables.sql and 14_events_tables.sql.
+-- Under load (issue 37): the first transaction's ALTERs take the runs' and steps' tables' strongest lock only
+-- for a catalog change (new nullable columns, CHECKs added NOT VALID), and wait for it at most 5 seconds
+-- (lock_timeout: a deploy that cannot have it fails with 55P03, nothing changed, and `cyclone migrate` can be
+-- run again) rather than queue every claim behind a long transaction; the three indexes are built last, each
+-- CONCURRENTLY, outside a transaction, so that claims and reports go on while they scan the tables.
 BEGIN;
+SET LOCAL lock_timeout = '5s';
 
 CREATE TABLE cyclone.cyclone_events (
     id         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -27,16 +33,10 @@ ALTER TABLE cyclone.cyclone_runs ADD COLUMN rerun_of uuid, ADD COLUMN debounce_k
 COMMENT ON COLUMN cyclone.cyclone_runs.rerun_of IS 'The run rerun() made this one from (SPEC 17); NULL = none.';
 COMMENT ON COLUMN cyclone.cyclone_runs.debounce_key IS
     'submit''s p_debounce_key (SPEC 17): later submits of the key fold into this run until a step is claimed.';
-CREATE INDEX cyclone_runs_debounce ON cyclone.cyclone_runs (workflow, debounce_key, created_at)
-    WHERE debounce_key IS NOT NULL;
 
 ALTER TABLE cyclone.cyclone_steps ADD COLUMN event_key text, ADD COLUMN awaited_run_id uuid;
 COMMENT ON COLUMN cyclone.cyclone_steps.event_key IS 'The key an event node waits on, made from its template when reached (SPEC 17).';
 COMMENT ON COLUMN cyclone.cyclone_steps.awaited_run_id IS 'The run an await node waits on, read from its path when reached (SPEC 17).';
-CREATE INDEX cyclone_steps_waiting_event ON cyclone.cyclone_steps (event_key)
-    WHERE state = 'waiting' AND event_key IS NOT NULL;
-CREATE INDEX cyclone_steps_awaiting ON cyclone.cyclone_steps (awaited_run_id)
-    WHERE state = 'waiting' AND awaited_run_id IS NOT NULL;
 
 ALTER TABLE cyclone.cyclone_steps
     DROP CONSTRAINT step_kind_valid,
@@ -77,6 +77,7 @@ ALTER TABLE cyclone.cyclone_audit
 COMMIT;
 
 BEGIN;
+SET LOCAL lock_timeout = '5s';
 
 ALTER TABLE cyclone.cyclone_steps VALIDATE CONSTRAINT step_kind_valid;
 ALTER TABLE cyclone.cyclone_steps VALIDATE CONSTRAINT step_error_kind_valid;
@@ -85,3 +86,12 @@ ALTER TABLE cyclone.cyclone_step_errors VALIDATE CONSTRAINT step_errors_kind_val
 ALTER TABLE cyclone.cyclone_audit VALIDATE CONSTRAINT audit_action_valid;
 
 COMMIT;
+
+-- Outside a transaction (CONCURRENTLY cannot run in one): each index is built while claims and reports go
+-- on. IF NOT EXISTS: a deploy run again after one that stopped here does not trip over those already built.
+CREATE INDEX CONCURRENTLY IF NOT EXISTS cyclone_runs_debounce ON cyclone.cyclone_runs (workflow, debounce_key, created_at)
+    WHERE debounce_key IS NOT NULL;
+CREATE INDEX CONCURRENTLY IF NOT EXISTS cyclone_steps_waiting_event ON cyclone.cyclone_steps (event_key)
+    WHERE state = 'waiting' AND event_key IS NOT NULL;
+CREATE INDEX CONCURRENTLY IF NOT EXISTS cyclone_steps_awaiting ON cyclone.cyclone_steps (awaited_run_id)
+    WHERE state = 'waiting' AND awaited_run_id IS NOT NULL;
