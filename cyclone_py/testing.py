@@ -40,11 +40,12 @@ from cyclone_py import db, errors
 from cyclone_py.aio import EventLoop, is_async_handler
 from cyclone_py.client import ClaimedStep, Client, Run, RunId, StepRow, TickResult, WorkflowRef
 from cyclone_py.durations import Duration, to_seconds, to_timedelta
+from cyclone_py.errors import RunStuck
 from cyclone_py.execution import Backoff, ErrorHook, Outcome, execute, execute_async, make_context
 from cyclone_py.vocabulary import TERMINAL_RUN_STATES
 from cyclone_py.workflow import App, Workflow, as_app
 
-__all__ = ["Env", "Template"]
+__all__ = ["Env", "RunStuck", "Template"]  # RunStuck: what run_until_complete raises (errors.py's), beside Env
 
 
 class Template:
@@ -304,13 +305,13 @@ class Env:
             steps = self._steps_tree(run.id)
             if any(s.state == "running" for s in steps):
                 if time.monotonic() - started > limit:
-                    raise errors.RunStuck(f"run {run.id}: steps still running elsewhere after {limit:.0f}s")
+                    raise RunStuck(f"run {run.id}: steps still running elsewhere after {limit:.0f}s")
                 time.sleep(0.02)
                 continue
             if advance and run.state == "running" and self._advance_to_next_retry(steps):
                 continue
-            raise errors.RunStuck(self._stuck_message(run, steps))
-        raise errors.RunStuck(f"run {run_id} not terminal after {max_rounds} rounds")
+            raise RunStuck(self._stuck_message(run, steps))
+        raise RunStuck(f"run {run_id} not terminal after {max_rounds} rounds")
 
     # -- internals --------------------------------------------------------
 
@@ -410,6 +411,14 @@ class Env:
                     "(advance_time, or run_until_complete(..., advance=True))")
         return "is available but was not claimed"
 
+    def _waits_for_signal(self, step: StepRow, where: str, *, own: bool) -> str:
+        """A waiting wait node, with the signal it waits for (``explain_step``'s) and the call that sends it."""
+        name = self.client.explain_step(step.id).signal
+        if name is None:
+            return f"node {step.node!r}{where} waits for a signal"
+        target = "run" if own else f"'{step.run_id}'"
+        return f"node {step.node!r}{where} waits for signal {name!r} (env.signal({target}, {name!r}, ...))"
+
     def _stuck_message(self, run: Run, steps: Sequence[StepRow]) -> str:
         reasons: list[str] = []
         if run.state == "paused":
@@ -418,7 +427,7 @@ class Env:
         for s in steps:
             where = "" if s.run_id == run.id else f" of child run {s.run_id}"
             if s.state == "waiting" and s.kind == "wait":
-                reasons.append(f"node {s.node!r}{where} waits for a signal")
+                reasons.append(self._waits_for_signal(s, where, own=s.run_id == run.id))
             elif s.state == "waiting" and s.kind == "event":
                 reasons.append(f"node {s.node!r}{where} waits for an event of key {s.event_key!r} (emit_event)")
             elif s.state == "waiting" and s.kind == "await":

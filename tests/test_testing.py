@@ -10,7 +10,7 @@ import pytest
 
 from cyclone_py import App, Limit, Permanent, Workflow, errors
 from cyclone_py.context import StepContext
-from cyclone_py.testing import Env
+from cyclone_py.testing import Env, RunStuck
 
 
 def _orders() -> App:
@@ -67,9 +67,28 @@ def test_deadline_example_from_the_notes(env: Env) -> None:
     assert any(isinstance(d, errors.DeadlineExceeded) for d in env.discards)
 
 
+def test_run_stuck_comes_with_the_harness_and_names_the_signals_and_how_to_send_them(dsn: str) -> None:
+    """Issue 36: ``from cyclone_py.testing import RunStuck`` (errors.py's class), and a wait node's
+    reason names its signal and the call that sends it, a child run's wait node too."""
+    assert RunStuck is errors.RunStuck
+    gate = Workflow("gated")
+    gate.wait("go", signal="go_ahead")
+    parent = Workflow("asks")
+    parent.wait("approve", signal="approve")
+    parent.child("ask", gate)
+    with Env(dsn, App(parent, gate)) as env:
+        run_id = env.submit("asks")
+        with pytest.raises(RunStuck) as stuck:
+            env.run_until_complete(run_id)
+        child = env.step(run_id, "ask").child_run_id
+    assert "node 'approve' waits for signal 'approve' (env.signal(run, 'approve', ...))" in str(stuck.value)
+    assert (f"node 'go' of child run {child} waits for signal 'go_ahead' "
+            f"(env.signal('{child}', 'go_ahead', ...))") in str(stuck.value)
+
+
 def test_signal_and_child_complete_the_run(env: Env) -> None:
     run_id = env.submit("orders", {"order": 7})
-    with pytest.raises(errors.RunStuck, match="'approval' waits for a signal"):
+    with pytest.raises(RunStuck, match="'approval' waits for signal 'approved'"):
         env.run_until_complete(run_id)
     assert env.signal(run_id, "approved", {"by": "ann"})
     run = env.run_until_complete(run_id)
