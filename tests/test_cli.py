@@ -184,9 +184,11 @@ def test_steps_lists_every_step_with_its_full_error(invoke: Callable[..., Result
 
     lines = ok(invoke("steps", str(run_id))).splitlines()
     assert lines[0] == f"run {run_id}  gate  failed"
-    header = next(i for i, ln in enumerate(lines) if ln.startswith("NODE"))
-    assert lines[header + 1].split()[:3] == ["approval", "wait", "discarded"]
-    assert lines[header + 2].split()[:3] == ["ship", "task", "cancelled"]
+    header = next(i for i, ln in enumerate(lines) if ln.startswith("ID  "))
+    assert lines[header].split()[:3] == ["ID", "NODE", "KIND"]
+    ids = {s.node: s.id for s in client.steps(run_id)}
+    assert lines[header + 1].split()[:4] == [str(ids["approval"]), "approval", "wait", "discarded"]
+    assert lines[header + 2].split()[:4] == [str(ids["ship"]), "ship", "task", "cancelled"]
     assert "approval: discarded, deadline, attempt 0/25" in lines
     assert "    run deadline exceeded" in lines
 
@@ -195,6 +197,16 @@ def test_steps_lists_every_step_with_its_full_error(invoke: Callable[..., Result
         ("approval", "discarded", "deadline", "run deadline exceeded"),
         ("ship", "cancelled", "cancelled", "run deadline exceeded"),
     ]
+
+
+def test_steps_shows_each_steps_id_which_explain_takes(invoke: Callable[..., Result], client: Client) -> None:
+    """Issue 36: the ID column, so that `cyclone explain` needs no --json to find its argument."""
+    run_id = submit(invoke, "gate")
+    lines = ok(invoke("steps", str(run_id))).splitlines()
+    header = next(ln for ln in lines if ln.startswith("ID  "))
+    rows = {ln.split()[1]: ln.split()[0] for ln in lines[lines.index(header) + 1:] if ln.strip()}
+    assert rows == {s.node: str(s.id) for s in client.steps(run_id)}
+    assert ok(invoke("explain", rows["approval"])).startswith(f"step {rows['approval']} (node approval of run {run_id}")
 
 
 def test_steps_shows_a_traceback_in_full(
@@ -235,10 +247,10 @@ def test_steps_shows_the_error_of_every_attempt_and_the_next_try(
 
     text = ok(invoke("steps", str(run_id)))
     lines = text.splitlines()
-    header = next(ln for ln in lines if ln.startswith("NODE"))
+    header = next(ln for ln in lines if ln.startswith("ID  "))
     assert "NEXT TRY" in header
     row = lines[lines.index(header) + 1]
-    assert row.split()[:4] == ["work", "task", "available", "2/3"]
+    assert row.split()[1:5] == ["work", "task", "available", "2/3"]
     assert cli.fmt_time(due) in row, "the next try is shown"
     assert "work: available, error, attempt 2/3" in lines
     assert "    boom 2" in lines

@@ -102,11 +102,11 @@ def test_explain_steps_and_run_say_what_an_event_node_and_an_await_node_wait_on(
     assert (doc["reason"], doc["run_id"]) == ("waiting_run", str(pay))
 
     lines = ok(invoke("steps", str(pay))).splitlines()
-    header = next(line for line in lines if line.startswith("NODE"))
+    header = next(line for line in lines if line.startswith("ID  "))
     assert header.rstrip().endswith("COMPLETED  WAITS ON")
-    assert next(line for line in lines if line.startswith("paid ")).rstrip().endswith("event order:a b")
+    assert next(line for line in lines if line.startswith(f"{paid.id} ")).rstrip().endswith("event order:a b")
     lines = ok(invoke("steps", str(follow))).splitlines()
-    assert next(line for line in lines if line.startswith("export_done ")).rstrip().endswith(f"run {pay}")
+    assert next(line for line in lines if line.startswith(f"{done.id} ")).rstrip().endswith(f"run {pay}")
     rows = json.loads(ok(invoke("steps", str(follow), "--json")))
     assert [(r["event_key"], r["awaited_run_id"]) for r in rows] == [(None, str(pay))]
     assert "WAITS ON" not in ok(invoke("steps", str(submit(invoke, "gate"))))  # no such node: no column

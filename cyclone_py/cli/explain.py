@@ -97,7 +97,7 @@ def explain(settings: Settings, step_id: int, as_json: bool) -> None:
     dependencies, its run ended or paused, not due yet (a backoff or a
     run_at), a full limit bucket, a rate limit, or claimable (and, when it
     has been for a while, that no worker claims it).
-    Step ids are in `cyclone steps RUN_ID --json`.
+    Step ids are the ID column of `cyclone steps RUN_ID`.
     """
     client = settings.client()
     e = client.explain_step(step_id)  # NotFound for an unknown id

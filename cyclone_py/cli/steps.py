@@ -21,9 +21,10 @@ from cyclone_py.vocabulary import DISCARD_KINDS
 @json_option
 @pass_settings
 def steps(settings: Settings, run_id: UUID, as_json: bool) -> None:
-    """Show every step of a run, errors in full: each step's latest error, then
-    the errors of its earlier attempts; an available step's next try, a
-    sleeping one's wake time, what an event or await node waits on."""
+    """Show every step of a run, errors in full: each step's id (what
+    `cyclone explain` takes), its latest error, then the errors of its earlier
+    attempts; an available step's next try, a sleeping one's wake time, what
+    an event or await node waits on."""
     client = settings.client()
     run_row = client.get_run_row(run_id)  # NotFound for an unknown run
     rows = client.steps(run_id)
@@ -50,20 +51,20 @@ def steps(settings: Settings, run_id: UUID, as_json: bool) -> None:
             items.setdefault(r.node, []).append(r)
     click.echo(f"run {run_row.id}  {run_row.workflow}  {run_row.state}")
     click.echo()
-    headers = ["node", "kind", "state", "attempt", "reclaims", "error kind", "next try", "started", "completed"]
+    headers = ["id", "node", "kind", "state", "attempt", "reclaims", "error kind", "next try", "started", "completed"]
     with_child = any(r.child_run_id is not None for r in own)
     with_waits = any(_waits_on(r) for r in own)  # an event node's key, an await node's run (SPEC 17)
     with_progress = any(r.progress is not None for r in rows)
     table: list[tuple[object, ...]] = []
     for r in own:
-        table.append((r.node, r.kind, r.state, attempts(r), r.reclaims, r.error_kind, next_try(r), r.started_at,
-                      r.completed_at)
+        table.append((r.id, r.node, r.kind, r.state, attempts(r), r.reclaims, r.error_kind, next_try(r),
+                      r.started_at, r.completed_at)
                      + ((r.child_run_id,) if with_child else ())
                      + ((_waits_on(r),) if with_waits else ())
                      + ((_progress(r),) if with_progress else ()))
         if r.node in items and r.kind == "map":
             group = items[r.node]
-            table.append((f"  {r.node} ×{len(group):,}", "item", item_summary(group), "", "", "", "", "", "")
+            table.append(("", f"  {r.node} ×{len(group):,}", "item", item_summary(group), "", "", "", "", "", "")
                          + (("",) if with_child else ()) + (("",) if with_waits else ())
                          + (("",) if with_progress else ()))
     echo_table(
