@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import re
+import socket
 import sys
 
 import click
@@ -68,7 +70,14 @@ def ui(settings: Settings, listen: str, allow_actions: bool, proxy_user_header: 
     config = console_app.Settings(allow_actions=allow_actions, tokens=tokens, proxy_user_header=proxy_user_header,
                                   local_actor=local)
     with Client(dsn, min_size=1, max_size=8, timeout=CONNECT_TIMEOUT, application_name="cyclone-ui") as client:
-        sock = server.bind(host, port)
+        try:
+            sock = server.bind(host, port)
+        except OSError as exc:
+            refused = cannot_listen(host, port, exc)
+        else:
+            refused = None
+        if refused is not None:  # failed out of the except block: its traceback, and the socket bind() made, go now
+            fail(refused)
         url = server.url_of(sock)
         if generated is not None:
             click.echo(f"cyclone ui: token for {local}: {generated}")
@@ -77,6 +86,22 @@ def ui(settings: Settings, listen: str, allow_actions: bool, proxy_user_header: 
         sys.stdout.flush()
         logging.basicConfig(level=log_level.upper())
         server.serve(client, config, sock, log_level=log_level.lower())
+
+
+def cannot_listen(host: str, port: int, exc: OSError) -> str:
+    """The line for a ``--listen`` address the console cannot bind: the address, why, and what to do."""
+    where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    head = f"cannot serve the console on {where}"
+    if isinstance(exc, socket.gaierror):
+        return f"{head}: unknown host ({exc.strerror}); pass --listen with an address of this machine"
+    if exc.errno == errno.EADDRINUSE:
+        return (f"{head}: the address is in use (another cyclone ui, or another server); stop it, or pass "
+                f"--listen with another port (port 0 picks a free one)")
+    if exc.errno == errno.EACCES:
+        return f"{head}: permission denied (a port below 1024 needs privileges); pass --listen with a higher port"
+    if exc.errno == errno.EADDRNOTAVAIL:
+        return f"{head}: no interface of this machine has that address; pass --listen with one it has"
+    return f"{head}: {exc.strerror or exc}"
 
 
 COMMANDS = (ui,)
