@@ -70,12 +70,11 @@ def ui(settings: Settings, listen: str, allow_actions: bool, proxy_user_header: 
     config = console_app.Settings(allow_actions=allow_actions, tokens=tokens, proxy_user_header=proxy_user_header,
                                   local_actor=local)
     with Client(dsn, min_size=1, max_size=8, timeout=CONNECT_TIMEOUT, application_name="cyclone-ui") as client:
+        refused: str | None = None
         try:
             sock = server.bind(host, port)
         except OSError as exc:
             refused = cannot_listen(host, port, exc)
-        else:
-            refused = None
         if refused is not None:  # failed out of the except block: its traceback, and the socket bind() made, go now
             fail(refused)
         url = server.url_of(sock)
