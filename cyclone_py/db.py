@@ -2,8 +2,11 @@
 
 The DSN comes from, in order: an explicit argument, ``CYCLONE_DSN``,
 ``DATABASE_URL``, else the embedded cluster (see :class:`EmbeddedCluster`):
-``cyclone dev-db start`` starts it, and a command that targets it starts it on
-demand and says so in one line, unless ``cyclone dev-db stop`` stopped it.
+``cyclone dev-db start`` starts it; the few commands that set a database up or
+serve it (``migrate``, ``worker``, ``conformance``) start it on demand and say
+so in one line, unless ``cyclone dev-db stop`` stopped it; every other command
+(reads, actions on runs) only uses it when it runs, and says how to start it
+otherwise (docs/cli.md, Choosing the database).
 
 The schema that ``cyclone migrate`` deploys is the sqitch project carried by
 the package itself (:func:`sqitch_project`), so an installed wheel deploys
@@ -53,6 +56,16 @@ SQITCH_MISSING = (
 )
 STOPPED_BY_USER = (
     "the embedded database was stopped with `cyclone dev-db stop`; run `cyclone dev-db start` or pass --dsn"
+)
+#: Where a command that does not start the embedded database (:meth:`EmbeddedCluster.require_running`)
+#: points its user; ``{home}`` is the cluster's folder.
+NOT_CREATED = (
+    "no --dsn or CYCLONE_DSN given, and there is no embedded database in {home} yet: `cyclone dev-db start` "
+    "creates and starts it (then `cyclone migrate` deploys the engine), or set CYCLONE_DSN or pass --dsn"
+)
+NOT_RUNNING = (
+    "no --dsn or CYCLONE_DSN given, and the embedded database in {home} is not running: start it with "
+    "`cyclone dev-db start`, or set CYCLONE_DSN or pass --dsn"
 )
 
 
@@ -285,6 +298,18 @@ class EmbeddedCluster:
             self._wait_ready(timeout)
             self._ensure_database()
         return did
+
+    def require_running(self) -> None:
+        """For a command that uses the cluster but does not start it (a read, an action on a run):
+        :class:`EmbeddedDBError` whose one line says how to start it, or to name another
+        database, unless it runs."""
+        if self.status():
+            return
+        if not self.initialized():
+            raise EmbeddedDBError(NOT_CREATED.format(home=self.home))
+        if self.stop_marker.exists():
+            raise EmbeddedDBError(STOPPED_BY_USER)
+        raise EmbeddedDBError(NOT_RUNNING.format(home=self.home))
 
     def started_notice(self, did: Started) -> str:
         """The line a command prints when it started the cluster on demand."""
@@ -536,11 +561,13 @@ def drop_database(dsn: str, name: str) -> None:
         c.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(ident))
 
 
-def resolve_dsn(dsn: str | None = None, *, start: bool = False, notice: Callable[[str], object] | None = None) -> str:
+def resolve_dsn(dsn: str | None = None, *, start: bool = False, running: bool = False,
+                notice: Callable[[str], object] | None = None) -> str:
     """Explicit ``dsn``, else ``CYCLONE_DSN``, else ``DATABASE_URL``, else the embedded
     database.  With ``start``, the embedded database is started on demand
     (:meth:`EmbeddedCluster.start_on_demand`) and ``notice`` gets the one line
-    that says so when it was not running."""
+    that says so when it was not running; with ``running`` instead, it must be
+    running already (:meth:`EmbeddedCluster.require_running`)."""
     for candidate in (dsn, os.environ.get("CYCLONE_DSN"), os.environ.get("DATABASE_URL")):
         if candidate:
             return candidate
@@ -549,6 +576,8 @@ def resolve_dsn(dsn: str | None = None, *, start: bool = False, notice: Callable
         did = cluster.start_on_demand()
         if did is not None and notice is not None:
             notice(cluster.started_notice(did))
+    elif running:
+        cluster.require_running()
     return cluster.url()
 
 

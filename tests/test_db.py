@@ -114,13 +114,34 @@ def run_cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]
                           capture_output=True, text=True, env=env, timeout=120)
 
 
+#: A command that may start the embedded database (it serves it), and fails at once on a cluster
+#: without the engine.
+WORKER = ("worker", "--app", "examples.orders:app")
+
+
+def test_read_only_commands_never_start_the_embedded_database(
+        elsewhere: tuple[db.EmbeddedCluster, dict[str, str]]) -> None:
+    """Issue 36: with no DSN, a read (or an action on a run) does not create or start the
+    embedded database; it says how to, or to name another database, in one line."""
+    cluster, env = elsewhere
+    for args in (["runs"], ["dlq", "list"], ["top", "--once"], ["explain", "1"], ["migrate", "--status"]):
+        refused = run_cli(env, *args)
+        assert refused.returncode == 1, args
+        assert refused.stderr.strip().splitlines() == [
+            f"cyclone: {db.NOT_CREATED.format(home=cluster.home)}"], args
+        assert "cyclone dev-db start" in refused.stderr and "CYCLONE_DSN" in refused.stderr
+    assert not cluster.initialized()
+
+
 @pytest.mark.cluster
 def test_a_command_that_starts_the_embedded_database_says_so_once(
         elsewhere: tuple[db.EmbeddedCluster, dict[str, str]]) -> None:
     cluster, env = elsewhere
-    first = run_cli(env, "runs")
+    first = run_cli(env, *WORKER)
     # The schema is not deployed there: the command itself fails, after the notice.
-    notice, error = first.stderr.strip().splitlines()
+    lines = first.stderr.strip().splitlines()  # the worker's log lines too
+    (notice,) = [ln for ln in lines if ln.startswith("cyclone: no --dsn or CYCLONE_DSN given: ")]
+    error = lines[-1]
     assert notice.startswith("cyclone: no --dsn or CYCLONE_DSN given: created the embedded PostgreSQL 15 in ")
     assert str(cluster.home) in notice and "--dsn" in notice
     assert "not deployed" in error
@@ -128,9 +149,13 @@ def test_a_command_that_starts_the_embedded_database_says_so_once(
 
     again = run_cli(env, "runs")
     assert [ln for ln in again.stderr.splitlines() if "embedded" in ln] == []
+    assert "not deployed" in again.stderr
 
-    cluster.stop()  # not by the user (a reboot): the next command starts it again, and says so
-    assert "started the embedded PostgreSQL 15" in run_cli(env, "runs").stderr
+    cluster.stop()  # not by the user (a reboot): a read says how to start it, and leaves it stopped
+    refused = run_cli(env, "runs")
+    assert refused.stderr.strip().splitlines() == [f"cyclone: {db.NOT_RUNNING.format(home=cluster.home)}"]
+    assert not cluster.status()
+    assert "started the embedded PostgreSQL 15" in run_cli(env, *WORKER).stderr  # a worker starts it again
     assert cluster.status()
 
 

@@ -148,10 +148,15 @@ class Settings:
     def use_dsn(self, dsn: str) -> None:
         self._dsn = dsn
 
-    def dsn(self, *, start: bool = True) -> str:
-        """The resolved DSN; the embedded database is started if it is the target
-        (one line on stderr says so), unless ``dev-db stop`` stopped it."""
-        return db.resolve_dsn(self._dsn, start=start, notice=lambda line: click.echo(f"cyclone: {line}", err=True))
+    def dsn(self, *, start: bool = False) -> str:
+        """The resolved DSN. When it is the embedded database's: with ``start`` (the
+        commands that set a database up or serve it: migrate, worker, conformance)
+        it is started if it is not running (one line on stderr says so), unless
+        ``dev-db stop`` stopped it; without (every other command) it must be
+        running already, else :class:`cyclone_py.db.EmbeddedDBError` says how to
+        start it. docs/cli.md, Choosing the database, has the rule."""
+        return db.resolve_dsn(self._dsn, start=start, running=not start,
+                              notice=lambda line: click.echo(f"cyclone: {line}", err=True))
 
     def client(self) -> Client:
         """A client for the running command, closed when the command ends."""

@@ -46,7 +46,7 @@ def conformance(settings: Settings, list_only: bool, only: tuple[str, ...], keep
         fail(f"no scenario {', '.join(unknown)} (cyclone conformance --list)")
     if not command:
         fail("give the worker's command after --: cyclone conformance -- COMMAND...")
-    server = settings.dsn()
+    server = settings.dsn(start=True)  # it makes scratch databases there
     name = f"cyclone_conformance_{secrets.token_hex(4)}"
     dsn = db.create_database(server, name, template=template)
     failed = 0

@@ -28,7 +28,9 @@ def migrate(settings: Settings, revert: bool, verify: bool, status: bool, yes: b
         fail("--revert, --verify and --status do not go together")
     db.sqitch_executable()  # both before the embedded database starts
     db.sqitch_project()
-    dsn = settings.dsn()
+    # A deploy sets the database up: it may start the embedded one. --status only reads, and --revert
+    # only takes away: both need it running.
+    dsn = settings.dsn(start=not (status or revert))
     what = f"database {db.dbname_of(dsn)!r}"
     if status:
         try:

@@ -105,7 +105,7 @@ def worker(
     if logging.getLogger().level > logging.DEBUG:
         logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
     app = import_app(app_spec)
-    targets = list(dsns) or [settings.dsn()]
+    targets = list(dsns) or [settings.dsn(start=True)]  # a worker serves the database: it may start it
     for target in targets:
         try:
             check_reachable(target, connect_timeout=CONNECT_TIMEOUT)
