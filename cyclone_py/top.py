@@ -5,17 +5,25 @@ one moment: a header (the engine clock, workers, expired leases), runs and
 steps by state with the ready lag and the dead letters of each workflow, the
 dead letters by error kind, the limits (running slots, saturated buckets) and
 the schedules' next fire times. It only arranges what the SQL counted; the
-command (``cli/top.py``) reads the rows and redraws the frame in a ``rich.live.Live``.
+command (``cli/top.py``) reads the rows and redraws the frame in a ``rich.live.Live``
+on a terminal, or prints it as plain lines (:func:`plain`) without one.
+
+A frame fits the width it is given: the workflows' table, one row a workflow
+and a column per state, is split into a table of runs and one of steps when it
+is wider than the terminal, so that no header is cut; without a width (no
+terminal) nothing is cut and lines are as long as they need.
 """
 
 from __future__ import annotations
 
+import io
 from collections import defaultdict
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from rich import box
-from rich.console import Group, RenderableType
+from rich.console import Console, Group, RenderableType
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
@@ -23,7 +31,10 @@ from cyclone_py.client import Metric
 from cyclone_py.formatting import fmt_duration, fmt_time
 from cyclone_py.vocabulary import LIVE_RUN_STATES, LIVE_STEP_STATES
 
-__all__ = ["frame"]
+__all__ = ["frame", "plain"]
+
+#: Columns a frame may take when nothing bounds it (no terminal): more than any frame needs.
+UNBOUNDED = 10_000
 
 
 def _n(value: float) -> str:
@@ -41,8 +52,30 @@ def _label(row: Metric, key: str) -> str:
     return "" if value is None else str(value)
 
 
-def frame(rows: Sequence[Metric], now: datetime, *, scrape_seconds: float | None = None) -> RenderableType:
-    """The frame of ``metrics()``'s ``rows``, read when the engine clock said ``now``."""
+def _console(width: int) -> Console:
+    """A console that writes nowhere, without colours: to measure and to render plain text."""
+    return Console(file=io.StringIO(), width=width, color_system=None, force_terminal=False, legacy_windows=False)
+
+
+def _natural_width(renderable: RenderableType) -> int:
+    """The columns ``renderable`` takes when nothing bounds it."""
+    console = _console(UNBOUNDED)
+    return Measurement.get(console, console.options, renderable).maximum
+
+
+def plain(renderable: RenderableType) -> str:
+    """``renderable`` as plain lines, as wide as they need (nothing cut, no escape codes, no trailing
+    blanks): a frame for a pipe or a file."""
+    console = _console(UNBOUNDED)
+    with console.capture() as captured:
+        console.print(renderable)
+    return "\n".join(line.rstrip() for line in captured.get().splitlines())
+
+
+def frame(rows: Sequence[Metric], now: datetime, *, scrape_seconds: float | None = None,
+          width: int | None = None) -> RenderableType:
+    """The frame of ``metrics()``'s ``rows``, read when the engine clock said ``now``, for a
+    terminal ``width`` columns wide (None: no bound)."""
     by_name: dict[str, list[Metric]] = defaultdict(list)
     for row in rows:
         by_name[row.name].append(row)
@@ -63,7 +96,7 @@ def frame(rows: Sequence[Metric], now: datetime, *, scrape_seconds: float | None
         f"  scrape {scrape_seconds * 1000:.0f} ms" if scrape_seconds is not None else "",
     )
     sections = [
-        _workflows(by_name),
+        _workflows(by_name, width),
         _dead_letters(by_name["cyclone_dlq_steps"]),
         _limits(by_name["cyclone_limit_running"], by_name["cyclone_limit_saturated_buckets"]),
         _schedules(by_name["cyclone_schedule_next_fire_timestamp_seconds"], now),
@@ -74,7 +107,9 @@ def frame(rows: Sequence[Metric], now: datetime, *, scrape_seconds: float | None
     return Group(*parts)
 
 
-def _workflows(by_name: dict[str, list[Metric]]) -> RenderableType:
+def _workflows(by_name: dict[str, list[Metric]], width: int | None) -> RenderableType:
+    """Runs and steps by state, ready lag and dead letters, a row a workflow: one table, or, when
+    that is wider than ``width``, a table of runs above one of steps."""
     runs: dict[str, dict[str, float]] = defaultdict(dict)
     steps: dict[str, dict[str, float]] = defaultdict(dict)
     for r in by_name["cyclone_runs"]:
@@ -88,23 +123,39 @@ def _workflows(by_name: dict[str, list[Metric]]) -> RenderableType:
     names = sorted(set(runs) | set(steps) | set(lag) | set(dead))
     if not names:
         return Text("no workflows defined", style="dim")
-    table = _table("workflows")
-    table.add_column("\nworkflow")
+
+    run_cells = {n: [_n(runs[n].get(s, 0.0)) for s in LIVE_RUN_STATES] for n in names}
+    step_cells = {n: [_n(steps[n].get(s, 0.0)) for s in LIVE_STEP_STATES] for n in names}
+    tail: dict[str, list[RenderableType]] = {
+        n: [fmt_duration(lag.get(n, 0.0)), Text(_n(dead[n]), style="red" if dead[n] > 0 else "")] for n in names}
+
+    wide = _table("workflows")
+    wide.add_column("\nworkflow")
     for state in LIVE_RUN_STATES:
-        table.add_column(f"runs\n{state}", justify="right")
+        wide.add_column(f"runs\n{state}", justify="right", no_wrap=True)
     for state in LIVE_STEP_STATES:
-        table.add_column(f"steps\n{state}", justify="right")
-    table.add_column("ready\nlag", justify="right")
-    table.add_column("dead\nletters", justify="right")
+        wide.add_column(f"steps\n{state}", justify="right", no_wrap=True)
+    wide.add_column("ready\nlag", justify="right", no_wrap=True)
+    wide.add_column("dead\nletters", justify="right", no_wrap=True)
     for name in names:
-        table.add_row(
-            name,
-            *(_n(runs[name].get(s, 0.0)) for s in LIVE_RUN_STATES),
-            *(_n(steps[name].get(s, 0.0)) for s in LIVE_STEP_STATES),
-            fmt_duration(lag.get(name, 0.0)),
-            Text(_n(dead[name]), style="red" if dead[name] > 0 else ""),
-        )
-    return table
+        wide.add_row(name, *run_cells[name], *step_cells[name], *tail[name])
+    if width is None or _natural_width(wide) <= width:
+        return wide
+
+    by_runs = _table("workflows: runs")
+    by_runs.add_column("\nworkflow", overflow="ellipsis")
+    for state in LIVE_RUN_STATES:
+        by_runs.add_column(f"\n{state}", justify="right", no_wrap=True)
+    by_runs.add_column("ready\nlag", justify="right", no_wrap=True)
+    by_runs.add_column("dead\nletters", justify="right", no_wrap=True)
+    by_steps = _table("workflows: steps")
+    by_steps.add_column("workflow", overflow="ellipsis")
+    for state in LIVE_STEP_STATES:
+        by_steps.add_column(state, justify="right", no_wrap=True)
+    for name in names:
+        by_runs.add_row(name, *run_cells[name], *tail[name])
+        by_steps.add_row(name, *step_cells[name])
+    return Group(by_runs, Text(""), by_steps)
 
 
 def _dead_letters(rows: list[Metric]) -> RenderableType:
