@@ -1,7 +1,7 @@
 -- SPEC 17: without p_from_node every node runs again; the original must be terminal (55000 otherwise) and may
 -- be archived; an unknown run or node is P0002.
 BEGIN;
-SELECT plan(7);
+SELECT plan(8);
 
 SELECT cyclone_test.define('twice', '[{"name": "a", "handler": "ta"}, {"name": "b", "handler": "tb", "deps": ["a"]}]');
 SELECT cyclone.submit('twice', '{"n": 1}') AS run \gset
@@ -13,6 +13,10 @@ SELECT ok(cyclone_test.archived(:'run'), 'the original is archived');
 SELECT cyclone.rerun(:'run') AS again \gset
 SELECT is(ARRAY[cyclone_test.state(:'again', 'a'), cyclone_test.state(:'again', 'b')], ARRAY['available', 'pending'],
           'without a node every node runs again, from an archived original');
+SELECT cyclone_test.define('twice', '[{"name": "a", "handler": "ta"}, {"name": "b", "handler": "tb", "deps": ["a"]},
+                                      {"name": "c", "handler": "tc", "deps": ["b"]}]');
+SELECT is((SELECT count(*)::int FROM cyclone.cyclone_steps WHERE run_id = cyclone.rerun(:'run', 'b')), 3,
+          'a rerun runs the workflow as defined now (a node added since is in it)');
 SELECT throws_ok($$SELECT cyclone.rerun(gen_random_uuid())$$, 'P0002', NULL, 'an unknown run: P0002');
 SELECT throws_ok(format($$SELECT cyclone.rerun(%L, 'nope')$$, :'run'), 'P0002', NULL, 'an unknown node: P0002');
 SELECT throws_ok($$SELECT cyclone.rerun(NULL)$$, '22004', NULL, 'a NULL run: 22004');
