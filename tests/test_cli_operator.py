@@ -14,15 +14,98 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable, Iterator
+from datetime import timedelta
+from typing import Any
+from uuid import UUID
 
 import pytest
 from click.testing import Result
-from helpers import ok, one_line_error, wait_for
+from helpers import ok, one_line_error, step_of, wait_for
 from rich.console import Console
 
+from cyclone_py import App, Permanent, Workflow
 from cyclone_py.client import Client
+from cyclone_py.context import StepContext
+from cyclone_py.testing import Env
 from cyclone_py.top import frame
 from cyclone_py.vocabulary import LIVE_RUN_STATES, LIVE_STEP_STATES
+
+# -- cyclone dlq retry ------------------------------------------------------------------
+
+
+def dead_letter(client: Client, workflow: str, error_kind: str = "permanent") -> UUID:
+    """A run of ``workflow`` (one task, one attempt) whose step is discarded with ``error_kind``."""
+    client.define_workflow(workflow, {"max_attempts": 1, "nodes": [{"name": "charge"}]})
+    run_id = client.submit(workflow)
+    (step,) = client.claim("w", workflows=[workflow])
+    assert client.fail(step.step_id, "w", step.lease_generation, "card declined", error_kind) == "discarded"
+    return run_id
+
+
+def discarded(client: Client, *runs: UUID) -> list[bool]:
+    return [step_of(client, run, "charge").state == "discarded" for run in runs]
+
+
+def test_dlq_retry_retries_what_its_filters_pick_and_dry_run_only_counts(
+        invoke: Callable[..., Result], client: Client) -> None:
+    old = [dead_letter(client, "billing") for _ in range(2)]
+    shipping = dead_letter(client, "shipping")
+    client.advance_time(timedelta(hours=2))
+    new, other_kind = dead_letter(client, "billing"), dead_letter(client, "billing", "error")
+    everything = [*old, shipping, new, other_kind]
+
+    refused = invoke("dlq", "retry", "--reason", "permanent")  # dlq list's --reason is --error-kind here
+    assert refused.exit_code == 2 and "--error-kind" in refused.output
+    picked = ("--workflow", "billing", "--error-kind", "permanent")
+    assert ok(invoke("dlq", "retry", *picked, "--dry-run")) == "would retry 3 steps of 3 runs\n"
+    assert ok(invoke("dlq", "retry", *picked, "--older-than", "1h", "--dry-run")) == "would retry 2 steps of 2 runs\n"
+    assert all(discarded(client, *everything)), "a dry run retries nothing"
+
+    out = ok(invoke("dlq", "retry", *picked, "--older-than", "1h", "--reason", "processor back"))
+    assert out == "retried 2 steps of 2 runs\n"
+    assert discarded(client, *everything) == [False, False, True, True, True]
+    assert all(client.get_run(run).state == "running" for run in old)
+    (audit,) = client.audit(old[0])
+    assert (audit.action, audit.node, audit.reason) == ("retry", "charge", "processor back")
+
+    assert ok(invoke("dlq", "retry", "--all", "--dry-run")) == "would retry 3 steps of 3 runs\n"
+    none = invoke("dlq", "retry", "--workflow", "billing", "--older-than", "1d")
+    assert none.exit_code == 0 and none.stdout == "" and none.stderr == "no dead letters match\n"
+
+
+def maps(on_item_failure: str) -> Workflow:
+    """A map over the input's images; broken.png fails for good."""
+    wf = Workflow(f"thumbs_{on_item_failure}")
+
+    @wf.map(over="input.images", on_item_failure=on_item_failure, max_attempts=1)
+    def resize(ctx: StepContext) -> Any:
+        if ctx.item == "broken.png":
+            raise Permanent("cannot decode broken.png")
+        return "small-" + ctx.item
+
+    return wf
+
+
+def test_dlq_retry_brings_a_maps_items_back_with_it_and_names_each_refusal(
+        dsn: str, invoke: Callable[..., Result], client: Client) -> None:
+    """A map's discarded items choose their map, retried once; a map that completed with discarded
+    items (collect) cannot be retried: the engine's refusal is one line, the others go on, exit 1."""
+    failing, collecting = maps("fail"), maps("collect")
+    with Env(dsn, App(failing, collecting)) as env:
+        runs = {wf.name: env.submit(wf.name, {"images": ["a.png", "broken.png"]}) for wf in (failing, collecting)}
+        for run in runs.values():
+            env.run_until_complete(run)
+    assert ok(invoke("dlq", "retry", "--all", "--dry-run")) == (
+        "would retry 2 steps of 2 runs, 2 map items with their map\n")
+
+    result = invoke("dlq", "retry", "--all")
+    assert result.exit_code == 1
+    assert result.stdout == "retried 1 of 2 steps of 2 runs; 1 refused\n"
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"cyclone: run {runs['thumbs_collect']}, node resize: wrong state: ")
+    assert "is not discarded (state=completed)" in line
+    assert step_of(client, runs["thumbs_fail"], "resize").state == "waiting", "the failed map is back, with its items"
+
 
 # -- cyclone ui -----------------------------------------------------------------------
 

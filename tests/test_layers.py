@@ -44,6 +44,7 @@ LAYERS: dict[str, int] = {
     "top": 4,  # cyclone top's frame: rich tables of metrics() rows (the client's Metric)
     "progress": 4,  # ctx.progress throttled per step, sent from a thread of its own
     "shards": 4,  # setting up a sharded deployment: sqitch deploys (db) and configuring through the client
+    "bulk": 4,  # operator actions over many dead letters: chosen by pages of the client, one retry() each
     "reporter": 5,
     "listener": 5,
     "exporter": 5,  # cyclone exporter: metrics() as a Prometheus collector, served by metrics.serve

@@ -1,15 +1,17 @@
 """``cyclone steps`` and ``cyclone dlq``: a run's steps with their errors, and the
-dead-letter queue (discarded steps)."""
+dead-letter queue (discarded steps): list it, retry what a filter picks (:mod:`cyclone_py.bulk`)."""
 
 from __future__ import annotations
 
 import json
-from datetime import datetime
+import sys
+from datetime import datetime, timedelta
 from uuid import UUID
 
 import click
 
-from cyclone_py.cli.common import RUN_ID, Settings, json_option, pass_settings
+from cyclone_py.bulk import Target, dead_letters, retry_each, runs_of
+from cyclone_py.cli.common import RUN_ID, Duration, Settings, describe, json_option, pass_settings
 from cyclone_py.cli.output import as_dict, attempts, cell, echo_json, echo_table, short, short_error
 from cyclone_py.client import StepError, StepRow
 from cyclone_py.formatting import fmt_step
@@ -137,14 +139,15 @@ def dlq() -> None:
 
 
 @dlq.command("list")
-@click.option("--reason", type=click.Choice(DISCARD_KINDS), help="Only steps discarded with this error kind.")
+@click.option("--error-kind", "--reason", "error_kind", type=click.Choice(DISCARD_KINDS),
+              help="Only steps discarded with this error kind (--reason: the older name).")
 @click.option("--workflow", metavar="NAME", help="Only steps of runs of this workflow.")
 @click.option("--limit", type=click.IntRange(1, 10000), default=100, show_default=True, help="At most this many.")
 @json_option
 @pass_settings
-def dlq_list(settings: Settings, reason: str | None, workflow: str | None, limit: int, as_json: bool) -> None:
-    """List discarded steps, newest first (retry them with `cyclone retry`)."""
-    rows = settings.client().dlq(error_kind=reason, workflow=workflow, limit=limit)
+def dlq_list(settings: Settings, error_kind: str | None, workflow: str | None, limit: int, as_json: bool) -> None:
+    """List discarded steps, newest first (retry them with `cyclone dlq retry` or `cyclone retry`)."""
+    rows = settings.client().dlq(error_kind=error_kind, workflow=workflow, limit=limit)
     if as_json:
         echo_json([as_dict(r) for r in rows])
         return
@@ -154,6 +157,65 @@ def dlq_list(settings: Settings, reason: str | None, workflow: str | None, limit
          for r in rows],
         empty="no discarded steps",
     )
+
+
+@dlq.command("retry")
+@click.option("--workflow", metavar="NAME", help="Only steps of runs of this workflow.")
+@click.option("--error-kind", "error_kind", type=click.Choice(DISCARD_KINDS),
+              help="Only steps discarded with this error kind.")
+@click.option("--older-than", type=Duration(positive=True), metavar="DURATION",
+              help="Only steps discarded at least this long ago (engine clock), e.g. 10m, 2h, 1d.")
+@click.option("--all", "every", is_flag=True, help="Every dead letter (needed when no filter is given).")
+@click.option("--additional-attempts", type=click.IntRange(0, 1000), default=0, show_default=True,
+              help="Allow each step this many more attempts than it has used (0: one more execution).")
+@click.option("--reason", metavar="TEXT", help="Why (recorded in cyclone_audit, for each step).")
+@click.option("--dry-run", is_flag=True, help="Say how many it would retry, and retry nothing.")
+@pass_settings
+def dlq_retry(settings: Settings, workflow: str | None, error_kind: str | None, older_than: timedelta | None,
+              every: bool, additional_attempts: int, reason: str | None, dry_run: bool) -> None:
+    """Retry the dead letters a filter picks, one `cyclone.retry` each.
+
+    The filters go together: --workflow, --error-kind, --older-than; --all
+    stands for none. A map's discarded items come back with their map,
+    retried once. Each step's retry is its own transaction: one the engine
+    refuses (retried meanwhile, a cancelled run) is named on stderr and the
+    others go on; the command then exits 1.
+    """
+    if not (workflow or error_kind or older_than or every):
+        raise click.UsageError("say which dead letters: --workflow, --error-kind, --older-than, or --all "
+                               "(--reason is the audit's reason here; dlq list's --reason is --error-kind)")
+    client = settings.client()
+    cutoff = None if older_than is None else client.now() - older_than
+    targets = dead_letters(client, workflow=workflow, error_kind=error_kind, discarded_before=cutoff)
+    if not targets:
+        click.echo("no dead letters match", err=True)
+        return
+    runs = runs_of(targets)
+    if dry_run:
+        click.echo(f"would retry {_steps_of_runs(len(targets), runs)}{_with_items(targets)}")
+        return
+    results = retry_each(client, targets, additional_attempts=additional_attempts, reason=reason)
+    refused = [r for r in results if not r.ok]
+    for r in refused:
+        assert r.error is not None
+        click.echo(f"cyclone: run {r.target.run_id}, node {r.target.node}: {describe(r.error)}", err=True)
+    retried = [r.target for r in results if r.ok]
+    if not refused:
+        click.echo(f"retried {_steps_of_runs(len(retried), runs)}{_with_items(retried)}")
+        return
+    click.echo(f"retried {len(retried)} of {_steps_of_runs(len(targets), runs)}; {len(refused)} refused")
+    sys.exit(1)
+
+
+def _steps_of_runs(steps: int, runs: int) -> str:
+    """``3 steps of 2 runs``."""
+    return f"{steps:,} step{'' if steps == 1 else 's'} of {runs:,} run{'' if runs == 1 else 's'}"
+
+
+def _with_items(targets: list[Target]) -> str:
+    """``, 12 map items with their maps`` when maps are among ``targets``."""
+    items = sum(t.items for t in targets)
+    return f", {items:,} map item{'' if items == 1 else 's'} with their map" if items else ""
 
 
 COMMANDS = (steps, dlq)
