@@ -8,11 +8,15 @@ pinned here.
 
 from __future__ import annotations
 
+import inspect
 from datetime import UTC, datetime, timedelta, timezone
+from uuid import UUID
 
 from cyclone_py import cli
+from cyclone_py.cli import explain as cli_explain
+from cyclone_py.client import Explanation
 from cyclone_py.console.app import _environment
-from cyclone_py.formatting import fmt_duration, fmt_interval, fmt_local, fmt_time
+from cyclone_py.formatting import explain_text, fmt_duration, fmt_interval, fmt_local, fmt_time
 
 AT = datetime(2025, 1, 31, 12, 0, 5, 250_000, tzinfo=UTC)
 PARIS = timezone(timedelta(hours=1))
@@ -62,3 +66,22 @@ def test_an_interval_as_the_duration_options_spell_it() -> None:
     assert cli.parse_duration(fmt_interval(timedelta(hours=1, minutes=30))) == timedelta(hours=1, minutes=30)
     assert fmt_interval(timedelta(0)) == "0s"
     assert fmt_interval(None) == "-"
+
+
+def test_explain_step_is_worded_by_one_function_for_the_cli_and_the_console() -> None:
+    """Issue 36: the console's run page showed ``not_due · until 2026-…`` where the CLI
+    said a sentence; the sentences are formatting.explain_text's, the CLI's naming its commands."""
+    assert "formatting.explain_text(" in inspect.getsource(cli_explain.explain_text)
+    now = AT
+    paused = Explanation(1, "run_paused")
+    assert cli_explain.explain_text(paused) == "run paused (cyclone resume RUN_ID)"
+    assert explain_text(paused, commands=False) == "run paused"
+    due = Explanation(1, "not_due", until=AT + timedelta(minutes=3, seconds=5))
+    assert explain_text(due, now=now) == "not due until 2025-01-31 12:03:10Z (in 3m05s)"
+    deps = Explanation(1, "pending_deps", deps=("approval", "charge"))
+    assert explain_text(deps) == "waiting for dependencies approval, charge"
+    event = Explanation(1, "waiting_event", key="order:1 2")
+    assert cli_explain.explain_text(event) == "waits for an event of key 'order:1 2' (cyclone events emit 'order:1 2')"
+    assert explain_text(event, commands=False) == "waits for an event of key 'order:1 2'"
+    run = UUID(int=7)
+    assert explain_text(Explanation(1, "waiting_run", run_id=run)) == f"waits for run {run} to end"
