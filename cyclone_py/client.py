@@ -58,13 +58,16 @@ __all__ = [
     "DiscardedStep",
     "EventRow",
     "Explanation",
+    "FailedAttempt",
     "FireTime",
     "LimitRow",
     "ListenConnection",
     "LeaseHolder",
     "Metric",
+    "MinuteCount",
     "Page",
     "Run",
+    "RunFailure",
     "RunRow",
     "RunSummary",
     "ScheduleRow",
@@ -416,6 +419,45 @@ class LeaseHolder:
     steps: int
     earliest_expiry: datetime
     last_heartbeat: datetime | None
+
+
+@dataclass(frozen=True)
+class MinuteCount:
+    """How many runs of one workflow created within one minute are in one
+    state now (``cyclone_v_runs``): a bar of the console's sparklines."""
+
+    workflow: str
+    state: str
+    #: the minute's start (minutes counted from the ``since`` asked for)
+    minute: datetime
+    runs: int
+
+
+@dataclass(frozen=True)
+class RunFailure:
+    """The step that failed a run (:meth:`Client.run_failures`): its node, its
+    error's kind, the error's last characters and the whole error's length."""
+
+    run_id: UUID
+    node: str
+    error_kind: str | None
+    error: str
+    length: int
+
+
+@dataclass(frozen=True)
+class FailedAttempt:
+    """An error a step was given (``cyclone_step_errors``) without its text:
+    which attempt, when, of what kind, whether it discarded the step, and the
+    lease owner that reported it."""
+
+    id: int
+    step_id: int
+    attempt: int
+    error_kind: str
+    discarded: bool
+    at: datetime
+    worker: str | None
 
 
 #: A keyset cursor: the (time, id) of the last row of a page; the next page is
@@ -1671,6 +1713,67 @@ class Client:
             "WHERE run_id = %s ORDER BY id",
             (_uuid(run_id),),
         )
+
+    def created_per_minute(self, since: datetime, until: datetime) -> list[MinuteCount]:
+        """The runs created in ``[since, until)`` (``cyclone_v_runs``), counted by
+        workflow, state now and minute of creation (minutes from ``since``):
+        the console's sparklines. One range of the ``(created_at, id)`` index
+        of the live table and of each day of history, so it costs what the
+        window holds, whatever the history."""
+        return self._rows(
+            MinuteCount,
+            "SELECT workflow, state, date_bin('1 minute', created_at, %(since)s) AS minute, count(*)::int AS runs "
+            "FROM cyclone.cyclone_v_runs WHERE created_at >= %(since)s AND created_at < %(until)s "
+            "GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
+            {"since": since, "until": until},
+        )
+
+    def run_failures(self, run_ids: Sequence[RunId], *, chars: int = 2000) -> dict[UUID, RunFailure]:
+        """The failing step of each of these runs that has one, with its error's
+        last ``chars`` characters, in one statement: its earliest discarded step
+        (``cyclone_v_steps``; a map's item never: its map is the failing step),
+        the one ``cyclone.get_run`` names but for a discard a ``cancel_branch``
+        contained, which the view does not show."""
+        ids = [_uuid(r) for r in run_ids]
+        if not ids:
+            return {}
+        rows = self._rows(
+            RunFailure,
+            "SELECT DISTINCT ON (run_id) run_id, node, error_kind, right(error, %(chars)s) AS error, "
+            "coalesce(length(error), 0) AS length FROM cyclone.cyclone_v_steps "
+            "WHERE run_id = ANY (%(ids)s::uuid[]) AND state = 'discarded' AND item_index IS NULL "
+            "ORDER BY run_id, completed_at, id",
+            {"ids": ids, "chars": max(0, int(chars))},
+        )
+        return {r.run_id: r for r in rows}
+
+    def failed_attempts(self, run_id: RunId, step_ids: Sequence[int], *, per_step: int = 100) -> list[FailedAttempt]:
+        """The errors the given steps of a run were given, without their text:
+        each step's newest ``per_step`` (``cyclone_step_errors``, by its
+        index on run, step and id), by step then oldest first."""
+        if not step_ids:
+            return []
+        return self._rows(
+            FailedAttempt,
+            "SELECT e.id, e.step_id, e.attempt, e.error_kind, e.discarded, e.at, e.worker "
+            "FROM unnest(%(ids)s::bigint[]) AS s(id) CROSS JOIN LATERAL ("
+            "  SELECT x.id, x.step_id, x.attempt, x.error_kind, x.discarded, x.at, x.worker "
+            "  FROM cyclone.cyclone_step_errors x WHERE x.run_id = %(run)s AND x.step_id = s.id "
+            "  ORDER BY x.id DESC LIMIT %(per)s) e ORDER BY e.step_id, e.id",
+            {"ids": list(step_ids), "run": _uuid(run_id), "per": max(1, int(per_step))},
+        )
+
+    def awaited_signals(self, run_id: RunId) -> list[str]:
+        """The signals a run's wait nodes wait for, or will when reached
+        (``cyclone_v_steps``: wait nodes waiting or pending): the ones
+        ``cyclone.signal`` would deliver or keep, by name."""
+        with self._conn() as conn:
+            rows = conn.execute(
+                "SELECT DISTINCT signal FROM cyclone.cyclone_v_steps WHERE run_id = %s AND kind = 'wait' "
+                "AND state IN ('waiting', 'pending') AND signal IS NOT NULL ORDER BY 1",
+                (_uuid(run_id),),
+            ).fetchall()
+        return [str(r[0]) for r in rows]
 
     def lease_holders(self) -> list[LeaseHolder]:
         """The workers holding leases now (running steps, by lease owner)."""
