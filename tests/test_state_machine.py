@@ -1,23 +1,28 @@
 """Property-based tests of the SQL API (#21): a hypothesis state machine.
 
 Each example is a fresh database (a copy of the session's template) and a
-random sequence of SQL calls over random small DAGs of task, wait and child
-nodes (a child node starts a run of a later workflow, so runs nest up to two
-levels): submit, claim, renew, complete, fail, tick after moving the clock
-(sweep, reclaims, max_wait, schedules), retry, cancel, pause and resume (of
-parent and child runs alike), signal, explain_step, and changing a limit; with
-a concurrency limit, a keyed one and a rate limit (keyed or not, a window of one
-or two clock jumps) taken by some workflows, and an hourly schedule. A small
-model of the engine predicts every call's result and every step's state,
-attempt, reclaims and lease generation; after every call the database must
-match it, ``check_invariants()`` must be empty, and no limit bucket holds more
-running steps than its concurrency.
+random sequence of SQL calls over random small DAGs of task, wait, child, sleep
+and map nodes (a child node starts a run of a later workflow, so runs nest up to
+two levels), some with a condition (when or unless, on the run input's flag
+"go" or on a dependency's output) and an on_dep_skipped (SPEC 16): submit (an
+input with "go" and a list of 0..3 "items" for the maps, or none), claim (task
+steps and map items), renew, complete, fail, snooze, progress, tick after
+moving the clock (sweep, reclaims, max_wait, sleeps, schedules), retry, cancel,
+pause and resume (of parent and child runs alike), signal, explain_step, and
+changing a limit; with a concurrency limit, a keyed one and a rate limit (keyed
+or not, a window of one or two clock jumps) taken by some workflows (and so by
+their maps' items), and an hourly schedule (its runs' input is {}: no flag, no
+list). A small model of the engine predicts every call's result and every
+step's state, attempt, reclaims, lease generation, output and error kind, each
+map's items and output, and each completed run's output; after every call the
+database must match it, ``check_invariants()`` must be empty, and no limit
+bucket holds more running steps than its concurrency.
 
 Time is moved in jumps of two days against a lease TTL and a max_wait of one
-day, a retry delay of half a day and a rate period of one or three days, so the
-real time an example takes (checked: under six hours) never decides whether a
-lease has expired, a wait has run out, a retry is due or a claim has left its
-rate window.
+day, a retry delay of half a day, a rate period of one or three days and a sleep
+of one or three days, so the real time an example takes (checked: under six
+hours) never decides whether a lease has expired, a wait has run out, a sleep is
+due, a retry is due or a claim has left its rate window.
 
 Size: 25 examples of up to 40 calls each in ``make test`` (about 30 s);
 ``CYCLONE_PROPERTY_EXAMPLES=500`` for a longer search. A failure shrinks to the
@@ -68,8 +73,20 @@ WORKERS = ("w1", "w2")
 TENANTS = ("a", "b")
 SIGNALS = ("go", "ok")
 LIVE = ("pending", "available", "running", "waiting")
-TERMINAL = ("completed", "discarded", "cancelled")
+TERMINAL = ("completed", "discarded", "cancelled", "skipped")
+DONE = ("completed", "skipped")  # what a dependency must be for its dependents to be reached
 LIMITS = ("lim", "per", "rl")   # concurrency; concurrency keyed by tenant; rate (keyed or not)
+KINDS = ("task", "task", "task", "wait", "child", "child", "sleep", "map", "map", "map")   # a DAG's nodes, drawn
+# A sleep of one day is due after one jump of its run's clock, one of three days after two.
+SLEEPS = {1: "1 day", 2: "3 days"}
+# Conditions (SPEC 16) on the run input's flag, or on a dependency's output being an object
+# (a map's is a list; a skipped dependency is absent from "deps").
+CONDITIONS: dict[str, tuple[str, dict[str, Any]]] = {
+    "go": ("when", {"input": {"go": True}}),
+    "no_go": ("when", {"input": {"go": False}}),
+    "unless_go": ("unless", {"input": {"go": True}}),
+}
+MISSING = object()  # what a path finds where the run has no value
 
 
 # -- the model ----------------------------------------------------------------
@@ -79,13 +96,19 @@ LIMITS = ("lim", "per", "rl")   # concurrency; concurrency keyed by tenant; rate
 class NodeDef:
     name: str
     deps: list[str]
-    kind: str           # task | wait | child
+    kind: str           # task | wait | child | sleep | map
     signal: str | None
     on_dep_failure: str
-    max_attempts: int
+    max_attempts: int           # task nodes, and a map's items
     max_wait: bool = False      # wait and child nodes: max_wait MAX_WAIT
     child: int = 0              # child nodes: an offset to a later workflow (resolved in define)
     workflow: str | None = None
+    when: dict[str, Any] | None = None
+    unless: dict[str, Any] | None = None
+    on_dep_skipped: str | None = None   # "skip" (the default when not given) or "run"
+    sleep: int = 0              # sleep nodes: the jumps of its run's clock it sleeps (SLEEPS)
+    over: str = ""              # map nodes: "input.items" or "deps.<dep>"
+    on_item_failure: str = "fail"
 
 
 @dataclass
@@ -100,7 +123,7 @@ class WorkflowDef:
         for n in self.nodes:
             node: dict[str, Any] = {"name": n.name, "deps": n.deps, "kind": n.kind,
                                     "on_dep_failure": n.on_dep_failure, "max_attempts": n.max_attempts}
-            if n.kind != "task":
+            if n.kind not in ("task", "map"):
                 del node["max_attempts"]
                 if n.max_wait:
                     node["max_wait"] = MAX_WAIT
@@ -108,6 +131,13 @@ class WorkflowDef:
                 node["signal"] = n.signal
             if n.kind == "child":
                 node["workflow"] = n.workflow
+            if n.kind == "sleep":
+                node["duration"] = SLEEPS[n.sleep]
+            if n.kind == "map":
+                node["over"], node["on_item_failure"] = n.over, n.on_item_failure
+            for key in ("when", "unless", "on_dep_skipped"):
+                if getattr(n, key) is not None:
+                    node[key] = getattr(n, key)
             nodes.append(node)
         return {"nodes": nodes, "limits": [self.limit_json(name) for name in self.limits]}
 
@@ -116,22 +146,33 @@ class WorkflowDef:
         return {"name": name, "key": "tenant"} if keyed else {"name": name}
 
 
-@dataclass
+@dataclass(eq=False)
 class MStep:
-    id: int
-    node: NodeDef
+    id: int                     # 0 until read back (the steps of a child run, a map's items)
+    node: NodeDef               # an item's is its map's
     state: str
     attempt: int = 0
     max_attempts: int = 1
     reclaims: int = 0
     generation: int = 0
     rerun: bool = False         # the next claim runs the same attempt (after a reclaim)
-    contained: bool = False     # discarded, its failure contained by cancel_branch
+    contained: bool = False     # discarded, its failure contained by cancel_branch (or an item: by its map)
     due_epoch: int = 0          # claimable from this clock epoch on
     lease_epoch: int = 0        # the lease expires with the jump after this epoch
     owner: str | None = None
     waited: int = 0             # jumps of its run's clock (not paused) while waiting
     child: MRun | None = None   # a child node's current child run
+    output: Any = None          # when completed (a sleep's woke_at as None: see _norm)
+    error_kind: str | None = None   # when discarded
+    error: str | None = None        # when discarded: an item's, which a "collect" map's output shows
+    item_index: int | None = None   # a map's item: its position, its element and its map
+    item: Any = None
+    map: MStep | None = field(default=None, repr=False)
+    items: list[MStep] = field(default_factory=list, repr=False)  # a map reached with a non-empty list
+
+    @property
+    def kind(self) -> str:
+        return "item" if self.map is not None else self.node.kind
 
 
 @dataclass(eq=False)
@@ -139,18 +180,24 @@ class MRun:
     id: UUID | None             # None until the run a call made is read back (a child run)
     workflow: WorkflowDef
     tenant: str
+    input: dict[str, Any]
     state: str = "running"
-    steps: dict[str, MStep] = field(default_factory=dict)
+    steps: dict[str, MStep] = field(default_factory=dict)   # its own steps, by node (no items)
     signals: Counter[str] = field(default_factory=Counter)   # kept for wait nodes still to come
+    output: Any = None          # when completed: its completed leaves' outputs
     scheduled: bool = False
     parent: tuple[MRun, MStep] | None = None
 
     def dependents(self, node: str) -> list[MStep]:
         return [s for s in self.steps.values() if node in s.node.deps]
 
+    def all_steps(self) -> list[MStep]:
+        """Its own steps and its maps' items."""
+        return [t for s in self.steps.values() for t in (s, *s.items)]
+
     def buckets(self, step: MStep) -> list[tuple[str, str]]:
-        """The step's buckets, in its limits' order."""
-        if step.node.kind != "task":
+        """The step's buckets, in its limits' order (a map's items take the map's)."""
+        if step.kind not in ("task", "item"):
             return []
         return [(name, self.tenant if "key" in self.workflow.limit_json(name) else "")
                 for name in self.workflow.limits]
@@ -180,19 +227,61 @@ def dags() -> st.SearchStrategy[list[NodeDef]]:
         for i in range(count):
             earlier = [n.name for n in nodes]
             deps = draw(st.lists(st.sampled_from(earlier), unique=True, max_size=2)) if earlier else []
-            kind = draw(st.sampled_from(["task", "task", "task", "wait", "child", "child"]))
-            nodes.append(NodeDef(
+            kind = draw(st.sampled_from(KINDS))
+            node = NodeDef(
                 name=f"n{i}", deps=sorted(deps), kind=kind,
                 signal=draw(st.sampled_from(SIGNALS)) if kind == "wait" else None,
                 on_dep_failure=draw(st.sampled_from(["fail_run", "cancel_branch"])),
                 max_attempts=draw(st.integers(1, 3)),
-                max_wait=kind != "task" and draw(st.booleans()),
-                child=draw(st.integers(0, 1)) if kind == "child" else 0))
+                max_wait=kind in ("wait", "child") and draw(st.booleans()),
+                child=draw(st.integers(0, 1)) if kind == "child" else 0,
+                on_dep_skipped=draw(st.sampled_from([None, None, "skip", "run"])) if deps else None,
+                sleep=draw(st.integers(1, 2)) if kind == "sleep" else 0,
+                # Over the run's list; or over a dependency's output: a map's is a list, any other's a bad_input.
+                over=draw(st.sampled_from(["input.items"] * 3 + [f"deps.{d}" for d in deps]))
+                if kind == "map" else "",
+                on_item_failure=draw(st.sampled_from(["fail", "collect"])) if kind == "map" else "fail")
+            condition = draw(st.sampled_from([None] * 5 + [*CONDITIONS, *(["dep"] if deps else [])]))
+            if condition == "dep":
+                node.when = {"deps": {draw(st.sampled_from(node.deps)): {}}}
+            elif condition is not None:
+                key, value = CONDITIONS[condition]
+                setattr(node, key, value)
+            nodes.append(node)
         if all(n.kind != "task" for n in nodes):
-            nodes[0].kind, nodes[0].signal, nodes[0].max_wait = "task", None, False
+            nodes[0].kind, nodes[0].signal, nodes[0].max_wait, nodes[0].sleep = "task", None, False, 0
         return nodes
 
     return build()
+
+
+def _contains(doc: Any, pattern: Any) -> bool:
+    """jsonb's @> over the JSON values the model holds: objects and arrays
+    partially, scalars exactly (true is not 1)."""
+    if isinstance(pattern, dict):
+        return isinstance(doc, dict) and all(k in doc and _contains(doc[k], v) for k, v in pattern.items())
+    if isinstance(pattern, list):
+        return isinstance(doc, list) and all(any(_contains(d, p) for d in doc) for p in pattern)
+    return type(doc) is type(pattern) and doc == pattern
+
+
+def _at(doc: Any, path: str) -> Any:
+    """The value at a dot path (SPEC 16), or MISSING."""
+    for key in path.split("."):
+        if not isinstance(doc, dict) or key not in doc:
+            return MISSING
+        doc = doc[key]
+    return doc
+
+
+def _norm(value: Any) -> Any:
+    """A value read from the database as the model holds it: a sleep's woke_at
+    (the engine clock's time, which the model does not know) as None."""
+    if isinstance(value, dict):
+        return {k: None if k == "woke_at" else _norm(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_norm(v) for v in value]
+    return value
 
 
 def _window(epochs: int) -> timedelta:
@@ -220,6 +309,7 @@ class EngineMachine(RuleBasedStateMachine):
         self.model: dict[UUID, MRun] = {}
         self.order: list[UUID] = []                 # runs in the order the model learnt of them
         self.unbound: list[MRun] = []               # child runs a call made, read back after it
+        self.unbound_items: list[tuple[MRun, MStep]] = []   # maps a call reached: their items, read back after it
         self.by_step: dict[int, tuple[MRun, MStep]] = {}
         self.concurrency = {"lim": 1, "per": 1}
         self.rate = 1
@@ -265,9 +355,9 @@ class EngineMachine(RuleBasedStateMachine):
 
     # -- the model's transitions -------------------------------------------
 
-    def _new_run(self, wf: WorkflowDef, tenant: str, parent: tuple[MRun, MStep] | None = None,
-                 scheduled: bool = False) -> MRun:
-        run = MRun(None, wf, tenant, scheduled=scheduled, parent=parent)
+    def _new_run(self, wf: WorkflowDef, tenant: str, input: dict[str, Any],
+                 parent: tuple[MRun, MStep] | None = None, scheduled: bool = False) -> MRun:
+        run = MRun(None, wf, tenant, input, scheduled=scheduled, parent=parent)
         for n in wf.nodes:
             run.steps[n.name] = MStep(0, n, "pending", max_attempts=n.max_attempts)
         return run
@@ -275,24 +365,29 @@ class EngineMachine(RuleBasedStateMachine):
     def _bind(self, run: MRun, run_id: UUID) -> None:
         """Gives a run of the model its id and its steps theirs, as the database has them."""
         run.id = run_id
-        for step_id, node, max_attempts in self.reader.execute(
-                "SELECT id, node, max_attempts FROM cyclone.cyclone_steps WHERE run_id = %s", (run_id,)):
+        rows = self.reader.execute("SELECT id, node, max_attempts FROM cyclone.cyclone_steps"
+                                   " WHERE run_id = %s AND item_index IS NULL ORDER BY id", (run_id,)).fetchall()
+        # The steps are made in the definition's order: an advance's pass goes through them in it.
+        assert [r[1] for r in rows] == list(run.steps), rows
+        for step_id, node, max_attempts in rows:
             step = run.steps[node]
             step.id = step_id
-            if step.node.kind != "task":  # the workflow's default: read, not modelled
+            if step.node.kind not in ("task", "map"):  # the workflow's default: read, not modelled
                 step.max_attempts = max_attempts
             self.by_step[step_id] = (run, step)
         self.model[run_id] = run
         self.order.append(run_id)
 
-    def _add_run(self, run_id: UUID, wf: WorkflowDef, tenant: str, scheduled: bool = False) -> MRun:
-        run = self._new_run(wf, tenant, scheduled=scheduled)
+    def _add_run(self, run_id: UUID, wf: WorkflowDef, tenant: str, input: dict[str, Any],
+                 scheduled: bool = False) -> MRun:
+        run = self._new_run(wf, tenant, input, scheduled=scheduled)
         self._bind(run, run_id)
         self._advance(run)
         return run
 
     def _bind_children(self) -> None:
-        """Reads back the child runs the last call started (parents first)."""
+        """Reads back the child runs the last call started (parents first), then
+        the items of the maps it reached."""
         for run in self.unbound:
             assert run.parent is not None
             _, node = run.parent
@@ -302,37 +397,100 @@ class EngineMachine(RuleBasedStateMachine):
             assert len(found) == 1, f"step {node.id} ({node.node.name}) started {len(found)} new child runs, not 1"
             self._bind(run, found[0])
         self.unbound = []
+        for run, m in self.unbound_items:
+            rows = self.reader.execute(
+                "SELECT id, item_index, item, kind FROM cyclone.cyclone_steps"
+                " WHERE run_id = %s AND node = %s AND item_index IS NOT NULL ORDER BY item_index",
+                (run.id, m.node.name)).fetchall()
+            assert [(r[1], r[2], r[3]) for r in rows] == [(i.item_index, i.item, "item") for i in m.items], \
+                f"map {m.id} ({m.node.name}) of run {run.id} made the items {rows}, the model says {m.items}"
+            for (item_id, *_), item in zip(rows, m.items, strict=True):
+                item.id = item_id
+                self.by_step[item_id] = (run, item)
+        self.unbound_items = []
 
     def _advance(self, run: MRun) -> None:
+        """The DAG advance (22_advance.sql's _advance): passes, each over the
+        pending steps whose dependencies were all completed or skipped when it
+        began, in step order (one that an earlier one of the pass ended is left
+        alone), until a pass has completed, skipped or discarded nothing; then
+        the run finishes if it can."""
         again = True
         while again:
+            ready = [s for s in run.steps.values()
+                     if s.state == "pending" and all(run.steps[d].state in DONE for d in s.node.deps)]
             again = False
-            for step in run.steps.values():
-                if step.state != "pending" or any(run.steps[d].state != "completed" for d in step.node.deps):
-                    continue
-                if step.node.kind == "task":
-                    step.state, step.due_epoch = "available", self.epoch
-                    continue
-                step.state, step.waited = "waiting", 0
-                if step.node.kind == "child":
-                    wf = next(w for w in self.workflows if w.name == step.node.workflow)
-                    child = self._new_run(wf, run.tenant, parent=(run, step))
-                    step.child = child
-                    self.unbound.append(child)
-                    self._advance(child)
-                    continue
-                assert step.node.signal is not None
-                if run.signals[step.node.signal] > 0:
-                    run.signals[step.node.signal] -= 1
-                    step.state = "completed"
-                    again = True
+            for step in ready:
+                if step.state == "pending":
+                    again = self._reach(run, step) or again
         self._finish(run)
+
+    def _reach(self, run: MRun, step: MStep) -> bool:
+        """A ready step reached; whether it ended at once (another pass follows)."""
+        n = step.node
+        doc = {"input": run.input,
+               "deps": {d: run.steps[d].output for d in n.deps if run.steps[d].state == "completed"}}
+        if (any(run.steps[d].state == "skipped" for d in n.deps) and n.on_dep_skipped != "run") \
+                or (n.when is not None and not _contains(doc, n.when)) \
+                or (n.unless is not None and _contains(doc, n.unless)):
+            step.state = "skipped"  # terminal: no error, no output
+            return True
+        if n.kind == "task":
+            step.state, step.due_epoch = "available", self.epoch
+            return False
+        if n.kind == "map":
+            return self._reach_map(run, step, _at(doc, n.over))
+        step.state, step.waited = "waiting", 0
+        if n.kind == "sleep":
+            return False
+        if n.kind == "child":
+            wf = next(w for w in self.workflows if w.name == n.workflow)
+            child = self._new_run(wf, run.tenant, run.input, parent=(run, step))
+            step.child = child
+            self.unbound.append(child)
+            self._advance(child)  # a child that ends at once tells its node (_finish)
+            return not child.live
+        assert n.signal is not None
+        if run.signals[n.signal] > 0:
+            run.signals[n.signal] -= 1
+            step.state, step.output = "completed", {"signal": n.signal}
+            return True
+        return False
+
+    def _reach_map(self, run: MRun, step: MStep, value: Any) -> bool:
+        """SPEC 16: one available item per element and the map waits; an empty
+        list completes it with [], anything else discards it (bad_input)."""
+        if not isinstance(value, list):
+            self._discard(run, step, "bad_input")
+            return True
+        if not value:
+            step.state, step.output = "completed", []
+            return True
+        step.state = "waiting"
+        step.items = [MStep(0, step.node, "available", max_attempts=step.max_attempts, due_epoch=self.epoch,
+                            item_index=i, item=v, map=step) for i, v in enumerate(value)]
+        self.unbound_items.append((run, step))
+        return False
+
+    def _end_map(self, m: MStep) -> bool:
+        """A waiting map whose items have all ended completes with their outputs
+        in order (a discarded item's error, under "collect"); whether it did."""
+        if m.kind != "map" or m.state != "waiting" or any(i.state not in TERMINAL for i in m.items):
+            return False
+        m.state = "completed"
+        m.output = [i.output if i.state == "completed" else {"error": i.error, "error_kind": i.error_kind}
+                    for i in m.items]
+        return True
 
     def _finish(self, run: MRun) -> None:
         if not run.live or any(s.state in LIVE for s in run.steps.values()):
             return
         failed = any(s.state == "discarded" and not s.contained for s in run.steps.values())
         run.state = "failed" if failed else "completed"
+        if not failed:
+            # Its leaves (no node depends on them) that completed; a skipped one is absent.
+            inner = {d for s in run.steps.values() for d in s.node.deps}
+            run.output = {n: s.output for n, s in run.steps.items() if n not in inner and s.state == "completed"}
         self._tell_parent(run)
 
     def _tell_parent(self, child: MRun) -> None:
@@ -343,16 +501,19 @@ class EngineMachine(RuleBasedStateMachine):
         if node.state != "waiting" or node.child is not child:
             return  # the parent moved on: a newer child run, a cancel, a max_wait
         if child.state == "completed":
-            node.state = "completed"
+            node.state, node.output = "completed", child.output
             self._advance(run)
         else:
-            self._discard(run, node)
+            self._discard(run, node, "child_failed")
 
     def _cancel_step(self, step: MStep) -> None:
         was_waiting = step.state == "waiting"
-        step.state, step.owner = "cancelled", None
+        step.state, step.owner, step.error_kind = "cancelled", None, "cancelled"
         if was_waiting and step.child is not None:
             self._end(step.child, "cancelled")
+        for item in step.items:  # a map's unfinished items go with it
+            if item.state in LIVE:
+                self._cancel_step(item)
 
     def _end(self, run: MRun, state: str) -> None:
         """Ends a live run and everything live in it (child runs included); the
@@ -360,12 +521,29 @@ class EngineMachine(RuleBasedStateMachine):
         if not run.live:
             return
         run.state = state
-        for s in run.steps.values():
+        for s in run.all_steps():
             if s.state in LIVE:
                 self._cancel_step(s)
 
-    def _discard(self, run: MRun, step: MStep) -> None:
-        step.state, step.owner = "discarded", None
+    def _discard(self, run: MRun, step: MStep, kind: str, error: str | None = None) -> None:
+        step.state, step.owner, step.error_kind, step.error = "discarded", None, kind, error
+        if step.map is not None:
+            # An item never fails its run: its map decides (SPEC 16). "collect"
+            # keeps its error for the map's output; "fail" cancels the map's
+            # unfinished items and discards the map, whose own policy applies.
+            step.contained = True
+            m = step.map
+            if m.state != "waiting":
+                return
+            if m.node.on_item_failure == "collect":
+                if self._end_map(m):
+                    self._advance(run)
+                return
+            for item in m.items:
+                if item.state in LIVE:
+                    self._cancel_step(item)
+            self._discard(run, m, "item_failed")
+            return
         if step.child is not None:
             self._end(step.child, "cancelled")
         dependents = run.dependents(step.node.name)
@@ -409,7 +587,7 @@ class EngineMachine(RuleBasedStateMachine):
         for run in self.model.values():
             if run.state != "running" or workflow not in (None, run.workflow.name):
                 continue
-            for s in run.steps.values():
+            for s in run.all_steps():
                 if s.state == "available" and s.due_epoch <= self.epoch and self._room(run, s, running):
                     out.append((run, s))
         return out
@@ -417,7 +595,7 @@ class EngineMachine(RuleBasedStateMachine):
     def _running_per_bucket(self) -> Counter[tuple[str, str]]:
         held: Counter[tuple[str, str]] = Counter()
         for run in self.model.values():
-            for s in run.steps.values():
+            for s in run.all_steps():
                 if s.state == "running":
                     held.update(b for b in run.buckets(s) if b[0] != "rl")
         return held
@@ -427,11 +605,16 @@ class EngineMachine(RuleBasedStateMachine):
 
     # -- rules ---------------------------------------------------------------
 
-    @rule(data=st.data(), tenant=st.sampled_from(TENANTS))
-    def submit(self, data: st.DataObject, tenant: str) -> None:
+    @rule(data=st.data(), tenant=st.sampled_from(TENANTS), go=st.booleans(),
+          items=st.one_of(*(st.lists(st.integers(0, 9), min_size=k, max_size=k) for k in (1, 2, 3, 0)), st.none()))
+    def submit(self, data: st.DataObject, tenant: str, go: bool, items: list[int] | None) -> None:
+        """A run whose input has the flag the conditions test and, or not, the list its maps go over."""
         wf = data.draw(st.sampled_from(self.workflows), label="workflow")
-        run_id = self.client.submit(wf.name, {"tenant": tenant})
-        self._add_run(run_id, wf, tenant)
+        input: dict[str, Any] = {"tenant": tenant, "go": go}
+        if items is not None:
+            input["items"] = items
+        run_id = self.client.submit(wf.name, input)
+        self._add_run(run_id, wf, tenant, input)
 
     def _has_available(self) -> bool:
         return any(s.state == "available" for _, s in self.by_step.values())
@@ -442,14 +625,20 @@ class EngineMachine(RuleBasedStateMachine):
         return multiple(*self._claim(worker, limit))
 
     @precondition(_has_available)
-    @rule(worker=st.sampled_from(WORKERS), workflow=st.sampled_from([None, 0, 1, 2]))
-    def claim_and_complete(self, worker: str, workflow: int | None) -> None:
+    @rule(worker=st.sampled_from(WORKERS), workflow=st.sampled_from([None, 0, 1, 2]), limit=st.integers(1, 3),
+          fail_last=st.sampled_from([False, False, False, True]))
+    def claim_and_complete(self, worker: str, workflow: int | None, limit: int, fail_last: bool) -> None:
         """A worker that finishes what it claims, of one workflow or any (claim's
-        p_workflows): runs reach their ends (and child runs their parents) in
-        fewer calls."""
+        p_workflows), now and then failing the last one for good: runs reach
+        their ends (and child runs their parents, maps their last items or their
+        failed ones) in fewer calls."""
         name = None if workflow is None else self.workflows[workflow % len(self.workflows)].name
-        for lease in self._claim(worker, 1, name):
-            self._complete(lease)
+        leases = self._claim(worker, limit, name)
+        for i, lease in enumerate(leases):
+            if fail_last and i == len(leases) - 1:
+                self._fail(lease, permanent=True, later=False)
+            else:
+                self._complete(lease)
 
     def _claim(self, worker: str, limit: int, workflow: str | None = None) -> list[Lease]:
         running = self._running_per_bucket()
@@ -471,6 +660,11 @@ class EngineMachine(RuleBasedStateMachine):
                     running[b] += 1
             expected_attempt = max(step.attempt, 1) if step.rerun else step.attempt + 1
             assert (row.attempt, row.lease_generation) == (expected_attempt, step.generation + 1), row
+            # What the handler is given: its kind, the run input, its completed dependencies' outputs (a
+            # skipped one absent; an item: its map's), and an item's element and position.
+            deps = {d: run.steps[d].output for d in step.node.deps if run.steps[d].state == "completed"}
+            assert (row.kind, row.input, _norm(row.deps), row.item, row.item_index) \
+                == (step.kind, run.input, deps, step.item, step.item_index), row
             step.state, step.owner, step.attempt, step.rerun = "running", worker, expected_attempt, False
             step.generation += 1
             step.lease_epoch = self.epoch
@@ -562,7 +756,9 @@ class EngineMachine(RuleBasedStateMachine):
             is (step is not None)
         if step is not None:
             run, _ = self.by_step[lease.step_id]
-            step.state, step.owner = "completed", None
+            step.state, step.owner, step.output = "completed", None, {"step": lease.step_id}
+            for m in run.steps.values():  # a map whose last item this was completes
+                self._end_map(m)
             self._advance(run)
 
     def _fail(self, lease: Lease, permanent: bool, later: bool) -> None:
@@ -576,7 +772,7 @@ class EngineMachine(RuleBasedStateMachine):
         run, _ = self.by_step[lease.step_id]
         if permanent or step.attempt >= step.max_attempts:
             assert result == "discarded"
-            self._discard(run, step)
+            self._discard(run, step, kind, "boom")
         else:
             assert result == "available"
             step.state, step.owner = "available", None
@@ -590,11 +786,19 @@ class EngineMachine(RuleBasedStateMachine):
     def _jump(self) -> None:
         self.client.advance_time(JUMP)
         self.epoch += 1
-        # A wait's clock runs only while its run is not paused.
+        # A wait's clock, and a sleep's, runs only while its run is not paused.
         for run in self.model.values():
             for s in run.steps.values():
-                if s.state == "waiting" and s.node.max_wait and run.state == "running":
+                if s.state == "waiting" and (s.node.max_wait or s.kind == "sleep") and run.state == "running":
                     s.waited += 1
+
+    @staticmethod
+    def _due(step: MStep) -> bool:
+        """A waiting step tick acts on: a sleep whose time has come, a wait or
+        child node past its max_wait."""
+        if step.kind == "sleep":
+            return step.waited >= step.node.sleep
+        return step.node.max_wait and step.waited > 0
 
     @rule(jump=st.booleans(), max_reclaims=st.sampled_from([0, 1, 2]))
     def tick(self, jump: bool, max_reclaims: int) -> None:
@@ -604,34 +808,43 @@ class EngineMachine(RuleBasedStateMachine):
         before = self.client.now()
         # The sweep: every lease taken before the last jump has expired.
         reclaimed = discarded = 0
-        expired = sorted((s for r in self.model.values() for s in r.steps.values()
+        expired = sorted((s for r in self.model.values() for s in r.all_steps()
                           if s.state == "running" and s.lease_epoch < self.epoch), key=self._order)
         for step in expired:
             if step.state != "running":  # cancelled by an earlier discard in its run tree
                 continue
             run, _ = self.by_step[step.id]
             if max_reclaims > 0 and step.reclaims >= max_reclaims:
-                self._discard(run, step)
+                self._discard(run, step, "reclaim_limit",
+                              f"lease expired again after {step.reclaims} reclaims (max reclaims {max_reclaims})")
                 discarded += 1
             else:
                 step.state, step.owner, step.rerun = "available", None, True
                 step.reclaims += 1
                 reclaimed += 1
-        # max_wait: the wait and child nodes of running runs that waited through
-        # a jump of their run's clock.
-        waits = 0
+        # Then, in one pass in the same order: max_wait, the wait and child
+        # nodes of running runs that waited through a jump of their run's clock;
+        # and the sleeps of running runs that slept through theirs wake
+        # (output {"woke_at": now}) and their runs advance.
+        waits = slept = 0
         for step in sorted((s for r in self.model.values() for s in r.steps.values()
-                            if s.state == "waiting" and s.waited > 0 and r.state == "running"), key=self._order):
+                            if s.state == "waiting" and self._due(s) and r.state == "running"), key=self._order):
             run, _ = self.by_step[step.id]
-            if step.state == "waiting" and run.state == "running":
-                self._discard(run, step)
+            if step.state != "waiting" or run.state != "running":
+                continue
+            if step.kind == "sleep":
+                step.state, step.output = "completed", {"woke_at": None}
+                self._advance(run)
+                slept += 1
+            else:
+                self._discard(run, step, "max_wait")
                 waits += 1
         live_scheduled = any(r.scheduled and r.live for r in self.model.values())
         known = set(self.model)
         result = self.client.tick(max_reclaims)
         after = self.client.now()
-        assert (result.reclaimed, result.discarded, result.retried, result.max_wait) \
-            == (reclaimed, discarded, 0, waits), result.raw
+        assert (result.reclaimed, result.discarded, result.retried, result.max_wait, result.slept) \
+            == (reclaimed, discarded, 0, waits, slept), result.raw
         # The schedule (overlap skip): at most one run a tick, none while one
         # of its runs is live or while paused; a due slot fires.
         assert result.scheduled <= 1, result.raw
@@ -645,7 +858,10 @@ class EngineMachine(RuleBasedStateMachine):
             if r[0] not in known]
         assert len(new) == result.scheduled
         for run_id in new:
-            self._add_run(run_id, self.workflows[0], "", scheduled=True)
+            # Its input is the schedule's ({}) with the slot it fired for (read: the slot is the schedule's).
+            row = self.reader.execute("SELECT input FROM cyclone.cyclone_runs WHERE id = %s", (run_id,)).fetchone()
+            assert row is not None and set(row[0]) == {"scheduled_for"}, row
+            self._add_run(run_id, self.workflows[0], "", row[0], scheduled=True)
 
     @rule()
     def archive(self) -> None:
@@ -677,10 +893,11 @@ class EngineMachine(RuleBasedStateMachine):
     @rule(data=st.data(), then_tick=st.booleans())
     def pause_over_a_jump(self, data: st.DataObject, then_tick: bool) -> None:
         """A run paused while the clock jumps (one with a wait that has a
-        max_wait, when there is one): its waits' max_wait does not elapse, its
-        leases do; then a tick, or not."""
+        max_wait or a sleep, when there is one): its waits' max_wait does not
+        elapse and its sleeps do not come nearer (resume moves their times
+        forward by the pause), its leases do; then a tick, or not."""
         running = [r for r in self._runs() if self.model[r].state == "running"]
-        waiting = [r for r in running if any(s.state == "waiting" and s.node.max_wait
+        waiting = [r for r in running if any(s.state == "waiting" and (s.node.max_wait or s.kind == "sleep")
                                              for s in self.model[r].steps.values())]
         run = data.draw(st.sampled_from(waiting or running), label="run")
         self._pause(run)
@@ -714,7 +931,7 @@ class EngineMachine(RuleBasedStateMachine):
             return
         if waiting:
             for s in waiting:
-                s.state = "completed"
+                s.state, s.output = "completed", {"signal": name}
             self._advance(m)
         else:
             m.signals[name] += 1
@@ -744,19 +961,51 @@ class EngineMachine(RuleBasedStateMachine):
         if discarded:
             self._reopen(m, discarded, 0)
 
-    def _reopen(self, m: MRun, steps: list[MStep], more: int) -> None:
-        for step in steps:
-            step.state, step.contained, step.rerun, step.reclaims = "pending", False, False, 0
-            step.max_attempts = max(step.max_attempts, step.attempt + more)
-        if m.state in ("failed", "completed"):
-            m.state = "running"
+    @staticmethod
+    def _revived(m: MRun, reopened: list[MStep]) -> list[MStep]:
+        """The cancelled steps a retry of these brings back to pending: those
+        with no dependency still discarded or cancelled, in dependency order."""
+        dead = {n for n, s in m.steps.items() if s.state in ("discarded", "cancelled") and s not in reopened}
+        back: list[MStep] = []
         changed = True
         while changed:
             changed = False
-            for s in m.steps.values():
-                if s.state == "cancelled" and not any(
-                        m.steps[d].state in ("discarded", "cancelled") for d in s.node.deps):
-                    s.state, changed = "pending", True
+            for n, s in m.steps.items():
+                if s.state == "cancelled" and n in dead and not any(d in dead for d in s.node.deps):
+                    dead.discard(n)
+                    back.append(s)
+                    changed = True
+        return back
+
+    def _reopen(self, m: MRun, steps: list[MStep], more: int) -> None:
+        """retry and retry_all: the steps back to pending; a map that had made
+        its items back to waiting, its discarded and cancelled items available
+        again (its completed ones keep their outputs), and ended when none is
+        left to run; the run running; the cancelled steps whose dependencies
+        are no longer discarded or cancelled back to pending; then an advance."""
+        for step in steps:
+            step.state, step.contained, step.rerun, step.reclaims = "pending", False, False, 0
+            step.max_attempts = max(step.max_attempts, step.attempt + more)
+            step.error_kind = step.error = None
+            for item in step.items:
+                if item.state in ("discarded", "cancelled"):
+                    item.state, item.contained, item.rerun, item.reclaims = "available", False, False, 0
+                    item.max_attempts = max(item.max_attempts, item.attempt + more)
+                    item.due_epoch, item.error_kind, item.error = self.epoch, None, None
+            if step.items:
+                step.state = "waiting"
+        for step in steps:
+            self._end_map(step)
+        if m.state in ("failed", "completed"):
+            m.state, m.output = "running", None
+        for s in self._revived(m, []):
+            # A map that had made its items before it was cancelled comes back waiting, with its cancelled
+            # items available again; its completed and collected ones keep their ends.
+            s.state = "waiting" if s.items else "pending"
+            for item in s.items:
+                if item.state == "cancelled":
+                    item.state, item.contained, item.rerun, item.reclaims = "available", False, False, 0
+                    item.due_epoch, item.error_kind, item.error = self.epoch, None, None
         self._advance(m)
 
     @rule(pause=st.booleans())
@@ -788,14 +1037,19 @@ class EngineMachine(RuleBasedStateMachine):
         want: dict[str, Any]
         if step.state in TERMINAL or step.state == "running":
             want = {"reason": step.state}
-        elif step.state == "waiting" and step.node.kind == "wait":
+        elif step.state == "waiting" and step.kind == "map":
+            want = {"reason": "waiting_items", "done": sum(1 for i in step.items if i.state in TERMINAL),
+                    "total": len(step.items)}
+        elif step.state == "waiting" and step.kind == "sleep":
+            want = {"reason": "sleeping"}
+        elif step.state == "waiting" and step.kind == "wait":
             want = {"reason": "waiting_signal", "signal": step.node.signal}
         elif step.state == "waiting":
             assert step.child is not None
             want = {"reason": "waiting_child", "child_run_id": str(step.child.id)}
         elif step.state == "pending":
             want = {"reason": "pending_deps",
-                    "deps": sorted(d for d in step.node.deps if run.steps[d].state != "completed")}
+                    "deps": sorted(d for d in step.node.deps if run.steps[d].state not in DONE)}
         elif not run.live:
             want = {"reason": "run_terminal", "run_state": run.state}
         elif run.state == "paused":
@@ -818,6 +1072,8 @@ class EngineMachine(RuleBasedStateMachine):
         assert shown == want, f"explain_step({step_id}) is {got.raw}, the model says {want}"
         if want["reason"] == "rate_limit":
             assert got.next_slot_at is not None and got.next_slot_at > self.client.now()
+        if want["reason"] == "sleeping" and run.state == "running":  # the wake time: to come unless due
+            assert got.until is not None and (got.until > self.client.now()) is not self._due(step), got.raw
 
     # -- after every call ----------------------------------------------------
 
@@ -839,19 +1095,29 @@ class EngineMachine(RuleBasedStateMachine):
             assert row.running == held[(row.name, row.bucket)], row
             if row.rate is not None:
                 assert row.claims_in_period == self._in_window((row.name, row.bucket)), row
-        states: dict[UUID, str] = dict(self.reader.execute("SELECT id, state FROM cyclone.cyclone_runs").fetchall())
-        assert set(states) == set(self.model)
+        runs = {r[0]: r[1:] for r in self.reader.execute("SELECT id, state, output FROM cyclone.cyclone_runs")}
+        assert set(runs) == set(self.model)
         for run_id, m in self.model.items():
-            assert states[run_id] == m.state, f"run {run_id} is {states[run_id]}, the model says {m.state}"
+            state, output = runs[run_id]
+            assert state == m.state, f"run {run_id} is {state}, the model says {m.state}"
+            if state == "completed":  # its completed leaves' outputs; a skipped leaf is absent
+                assert _norm(output) == m.output, f"run {run_id}'s output is {output}, the model says {m.output}"
         for row in self.reader.execute("SELECT id, state, attempt, reclaims, lease_generation, max_attempts,"
-                                       " child_run_id FROM cyclone.cyclone_steps").fetchall():
+                                       " item_index, child_run_id, output, error_kind"
+                                       " FROM cyclone.cyclone_steps").fetchall():
             run, step = self.by_step[row[0]]
-            got = tuple(row[1:6])
-            want = (step.state, step.attempt, step.reclaims, step.generation, step.max_attempts)
-            assert got == want, f"step {row[0]} ({step.node.name}) of run {run.id}: (state, attempt," \
-                                f" reclaims, generation, max_attempts) is {got}, the model says {want}"
-            if step.node.kind == "child" and step.state == "waiting":
-                assert step.child is not None and row[6] == step.child.id, row
+            got = tuple(row[1:7])
+            want = (step.state, step.attempt, step.reclaims, step.generation, step.max_attempts, step.item_index)
+            assert got == want, f"step {row[0]} ({step.node.name}) of run {run.id}: (state, attempt, reclaims," \
+                                f" generation, max_attempts, item_index) is {got}, the model says {want}"
+            if step.kind == "child" and step.state == "waiting":
+                assert step.child is not None and row[7] == step.child.id, row
+            if step.state == "completed":
+                assert _norm(row[8]) == step.output, f"step {row[0]} ({step.node.name}) of run {run.id}:" \
+                                                     f" output {row[8]}, the model says {step.output}"
+            if step.state in ("discarded", "cancelled"):
+                assert row[9] == step.error_kind, f"step {row[0]} ({step.node.name}) of run {run.id}:" \
+                                                  f" error_kind {row[9]}, the model says {step.error_kind}"
 
 
 @pytest.mark.slow

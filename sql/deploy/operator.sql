@@ -198,9 +198,16 @@ BEGIN
     -- dependency order, unless a dependency is still discarded or cancelled. A
     -- reopened step is due now when reached (scheduled_at: the advance makes a task
     -- due at the later of it and the time it is reached), not at a backoff it had.
+    -- A map that had made its items before it was cancelled (SPEC 16) comes back waiting, not pending: it
+    -- keeps its list (reached again, it would make its items a second time), and its cancelled items are
+    -- available again below; its completed and collected ones keep their ends.
     LOOP
         UPDATE ONLY cyclone_steps s
-           SET state = 'pending', error = NULL, error_kind = NULL, finished_at = NULL,
+           SET state = CASE WHEN s.kind = 'map' AND EXISTS (SELECT 1 FROM ONLY cyclone_steps i
+                                                            WHERE i.run_id = p_run.id AND i.node = s.node
+                                                              AND i.item_index IS NOT NULL)
+                            THEN 'waiting' ELSE 'pending' END,
+               error = NULL, error_kind = NULL, finished_at = NULL,
                child_run_id = NULL, wait_expires_at = NULL, scheduled_at = v_now
          WHERE s.run_id = p_run.id AND s.item_index IS NULL AND s.state = 'cancelled'
            AND NOT EXISTS (SELECT 1 FROM ONLY cyclone_steps d
@@ -208,6 +215,15 @@ BEGIN
                               AND d.state IN ('discarded', 'cancelled'));
         EXIT WHEN NOT FOUND;
     END LOOP;
+    UPDATE ONLY cyclone_steps i
+       SET state = 'available', reclaims = 0, rerun_attempt = false, error = NULL, error_kind = NULL,
+           finished_at = NULL, contained = false, scheduled_at = v_now
+      FROM ONLY cyclone_steps m
+     WHERE m.run_id = p_run.id AND m.item_index IS NULL AND m.kind = 'map' AND m.state = 'waiting'
+       AND i.run_id = p_run.id AND i.node = m.node AND i.item_index IS NOT NULL AND i.state = 'cancelled';
+    IF FOUND THEN
+        PERFORM pg_notify('cyclone_wakeup', '');
+    END IF;
 
     PERFORM cyclone._advance(p_run.id);
     RETURN v_count;
