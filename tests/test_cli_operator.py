@@ -18,12 +18,13 @@ from datetime import timedelta
 from typing import Any
 from uuid import UUID
 
+import psycopg
 import pytest
-from click.testing import Result
+from click.testing import CliRunner, Result
 from helpers import ok, one_line_error, step_of, wait_for
 from rich.console import Console
 
-from cyclone_py import App, Permanent, Workflow
+from cyclone_py import App, Permanent, Workflow, __version__, cli, db
 from cyclone_py.client import Client
 from cyclone_py.context import StepContext
 from cyclone_py.testing import Env
@@ -193,3 +194,30 @@ def test_top_without_a_terminal_streams_a_frame_every_interval(dsn: str, busy_en
     assert text.count(f"\n{LONG} ") >= 2, text
     second = [i for i, line in enumerate(lines) if line.startswith("cyclone top  ")][1]
     assert lines[second - 1] == "\n" and lines[second - 2].strip(), "frames are separated by one blank line"
+
+
+# -- cyclone --version ----------------------------------------------------------------------
+
+
+def test_version_prints_the_package_release_and_with_a_dsn_the_engines(
+        dsn: str, conn: psycopg.Connection[Any], embedded_db: db.EmbeddedCluster) -> None:
+    package = f"cyclone {__version__} (package cyclone_py)\n"
+    no_dsn = {"CYCLONE_DSN": None, "DATABASE_URL": None}
+    assert ok(CliRunner().invoke(cli.main, ["--version"], env=no_dsn)) == package
+    engine = f"database {db.dsn_label(dsn)}: Cyclone engine {__version__}\n"
+    for args, env in ((["--dsn", dsn, "--version"], no_dsn), (["--version", "--dsn", dsn], no_dsn),
+                      (["--version"], {"CYCLONE_DSN": dsn})):
+        assert ok(CliRunner().invoke(cli.main, args, env=env)) == package + engine, args
+
+    empty = embedded_db.url("postgres")
+    assert ok(CliRunner().invoke(cli.main, ["--dsn", empty, "--version"])) == (
+        package + f"database {db.dsn_label(empty)}: no Cyclone engine deployed (run: cyclone migrate)\n")
+
+    conn.execute("DROP FUNCTION cyclone.version()")  # as an engine before 0.22.0 is
+    older = ok(CliRunner().invoke(cli.main, ["--dsn", dsn, "--version"]))
+    assert older.splitlines()[1] == (f"database {db.dsn_label(dsn)}: Cyclone engine older than 0.22.0 "
+                                     "(it has no cyclone.version(); cyclone migrate upgrades it)")
+
+    unreachable = CliRunner().invoke(cli.main, ["--dsn", "host=/nonexistent port=1 dbname=x", "--version"])
+    assert unreachable.stdout == package
+    assert one_line_error(unreachable).startswith("cyclone: database x@/nonexistent:1: database unavailable")
