@@ -131,9 +131,10 @@ REVOKE ALL ON FUNCTION cyclone._bucket_of(jsonb,text) FROM PUBLIC;
 -- workflow's name, so that counts and pages by workflow read steps alone: root
 -- tasks available at p_scheduled_at, everything else pending (root wait, child and
 -- sleep and map nodes, and root tasks with a condition, are _start_runs' to reach). A
--- node's SPEC 16 and 17 keys (when, unless, on_dep_skipped, duration, until, over, max_items,
--- on_item_failure; an event's key template, an await's run path) go into its spec; a map node's limits give it buckets as a task's,
--- which its items take (_reach_map, 22_advance.sql). A task node's limits (SPEC 12) name its buckets
+-- node's SPEC 16 and 17 keys (when, unless, on_dep_skipped, duration, until, over,
+-- max_items, on_item_failure; an event's key template, an await's run path) go into
+-- its spec; a map node's limits give it buckets as a task's, which its items take
+-- (_reach_map, 22_advance.sql). A task node's limits (SPEC 12) name its buckets
 -- from the run input, fixed here: the bucket rows are created when new (no lock on
 -- an existing one), and the step records their ids (buckets), its queue bucket (its
 -- first keyed limit's, else its first limit's: the claim index's first column) and
