@@ -4,10 +4,10 @@ the CLI, ``cyclone top`` and the console.
 One function per kind of value; where the faces differ, a parameter says how
 (the CLI marks UTC with ``Z`` and prints ``-`` for no value; the console's
 pages say UTC in their headings and leave a cell empty). A face picks its
-arguments once, where it prints, and never formats a time or a duration of
-its own, nor words a reason of ``explain_step`` (:func:`explain_text`, the
-one wording of ``cyclone explain``, ``cyclone run`` and the console's run
-page).
+arguments once, where it prints, and never formats a time, a duration or a
+step's attempts (:func:`fmt_attempts`) of its own, nor words a reason of
+``explain_step`` (:func:`explain_text`, the one wording of ``cyclone
+explain``, ``cyclone run`` and the console's run page).
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from uuid import UUID
 
 from cyclone_py.durations import Duration, to_seconds
 
-__all__ = ["CLAIM_GRACE", "explain_text", "fmt_duration", "fmt_interval", "fmt_local", "fmt_step", "fmt_time"]
+__all__ = ["CLAIM_GRACE", "explain_text", "fmt_attempts", "fmt_duration", "fmt_interval", "fmt_local", "fmt_step",
+           "fmt_time"]
 
 
 def fmt_time(value: datetime | None, *, empty: str = "-", zulu: bool = True) -> str:
@@ -102,6 +103,16 @@ def fmt_interval(value: timedelta | None, *, empty: str = "-") -> str:
 def fmt_step(node: str, item_index: int | None) -> str:
     """A step as the faces name it: its node, and a map item's index after it (``resize[3]``, SPEC 16)."""
     return node if item_index is None else f"{node}[{item_index}]"
+
+
+def fmt_attempts(attempt: int, max_attempts: int) -> str:
+    """A step's attempt of its maximum: ``2/5``. Past the maximum, ``6 of 5 (reopened)``: only an
+    operator's retry without additional attempts (``retry_all``, or ``retry`` with 0) gives a step that
+    used all its attempts one more execution, and the engine keeps its ``max_attempts``; ``6/5`` read like
+    a bug."""
+    if attempt > max_attempts:
+        return f"{attempt} of {max_attempts} (reopened)"
+    return f"{attempt}/{max_attempts}"
 
 
 # -- explain_step in words ----------------------------------------------------------

@@ -27,6 +27,7 @@ from rich.console import Console
 from cyclone_py import App, Permanent, Workflow, __version__, cli, db
 from cyclone_py.client import Client
 from cyclone_py.context import StepContext
+from cyclone_py.formatting import fmt_attempts
 from cyclone_py.testing import Env
 from cyclone_py.top import frame
 from cyclone_py.vocabulary import LIVE_RUN_STATES, LIVE_STEP_STATES
@@ -72,6 +73,27 @@ def test_dlq_retry_retries_what_its_filters_pick_and_dry_run_only_counts(
     assert ok(invoke("dlq", "retry", "--all", "--dry-run")) == "would retry 3 steps of 3 runs\n"
     none = invoke("dlq", "retry", "--workflow", "billing", "--older-than", "1d")
     assert none.exit_code == 0 and none.stdout == "" and none.stderr == "no dead letters match\n"
+
+
+def test_attempts_past_the_maximum_read_as_a_reopened_step() -> None:
+    assert [fmt_attempts(2, 5), fmt_attempts(5, 5), fmt_attempts(6, 5)] == ["2/5", "5/5", "6 of 5 (reopened)"]
+
+
+def test_a_step_retried_without_more_attempts_shows_attempt_n_of_max_reopened(
+        invoke: Callable[..., Result], client: Client) -> None:
+    """Issue 36: a retry with no additional attempts gives a step one more execution and keeps its
+    max_attempts; `cyclone steps` and `dlq list` said 2/1, which read like a bug."""
+    run_id = dead_letter(client, "billing")  # attempt 1 of 1, discarded
+    assert ok(invoke("retry", str(run_id))).startswith("1 discarded step")
+    (step,) = client.claim("w", workflows=["billing"])
+    assert (step.attempt, step.max_attempts) == (2, 1)
+    assert client.fail(step.step_id, "w", step.lease_generation, "declined again", "permanent") == "discarded"
+
+    lines = ok(invoke("steps", str(run_id))).splitlines()
+    row = next(line for line in lines if line.split()[1:2] == ["charge"])
+    assert "  2 of 1 (reopened)  " in row and "2/1" not in row
+    assert "charge: discarded, permanent, attempt 2 of 1 (reopened)" in lines
+    assert "2 of 1 (reopened)" in ok(invoke("dlq", "list"))
 
 
 def maps(on_item_failure: str) -> Workflow:

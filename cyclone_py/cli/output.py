@@ -16,7 +16,7 @@ from uuid import UUID
 import click
 
 from cyclone_py.client import StepRow
-from cyclone_py.formatting import fmt_duration, fmt_time
+from cyclone_py.formatting import fmt_attempts, fmt_duration, fmt_time
 
 ERROR_WIDTH = 60  # characters of an error shown in a table cell
 
@@ -97,4 +97,5 @@ def short(name: str, limit: int = 40) -> str:
 
 
 def attempts(step: StepRow) -> str:
-    return f"{step.attempt}/{step.max_attempts}"
+    """``2/5``, or ``6 of 5 (reopened)`` past the maximum (:func:`cyclone_py.formatting.fmt_attempts`)."""
+    return fmt_attempts(step.attempt, step.max_attempts)
