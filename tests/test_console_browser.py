@@ -6,8 +6,15 @@ Open the overview, filter the runs, open a run with a failed step, see its
 DAG (one SVG node per step, coloured by state), retry the step from the page
 with a reason, and see the run complete once the worker picks it up; watch a
 waiting run's page follow it to its end without a reload; a run
-whose node name and error hold ``<script>`` shows them as text. The test
-saves screenshots of the overview, the run page and the dead letters into
+whose node name and error hold ``<script>`` shows them as text.
+
+Issue 36: the overview's numbers against SQL, each a link to its list, and
+its next schedule slots in the browser's time zone; a running run's page
+following a step that completes (its row, its node in the picture, its
+timeline lane, the actions offered) without a reload; the timeline of a
+step's failed attempts; a signal in the audit trail in words; no action
+offered that cannot apply. The tests save screenshots of the overview, a
+live run with its timeline and the dead letters into
 ``.cyclone/screenshots/`` (ignored); ``make screenshots`` copies them to
 ``docs/console/``.
 
@@ -19,6 +26,8 @@ console's own form still cancels it.
 
 from __future__ import annotations
 
+import getpass
+import re
 import shutil
 import threading
 import time
@@ -26,7 +35,9 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
+import psycopg
 import pytest
 from apps.console import HOSTILE_ERROR, HOSTILE_NODE, app
 from helpers import start, terminal, wait_for
@@ -34,7 +45,7 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright
 from ui import UI, start_ui  # noqa: F401  (the fixture)
 
 from cyclone_py import Worker
-from cyclone_py.client import Client
+from cyclone_py.client import ClaimedStep, Client
 
 pytestmark = pytest.mark.browser
 
@@ -90,12 +101,11 @@ def test_the_console_in_a_browser(dsn: str, client: Client, workers: list[Worker
     wait_for(lambda: any(s.state == "waiting" for s in client.run_steps(waiting)), what="the wait")
     ui = start_ui(dsn, "--allow-actions")
 
-    # The overview.
+    # The overview (test_the_overviews_numbers_are_the_databases_and_each_links_to_its_list has its numbers).
     page.goto(ui.url + "/")
     expect(page.locator("h1")).to_have_text("Overview")
-    expect(page.locator('[data-metric="cyclone_runs"]')).to_contain_text("approval")
-    expect(page.locator('[data-metric="cyclone_dlq_steps"]')).to_contain_text("shop")
-    shot(page, "overview")
+    expect(page.locator('#workflows tr[data-workflow="approval"] td[data-col="running"]')).to_have_text("1")
+    expect(page.locator('#workflows tr[data-workflow="shop"] td[data-col="dead"]')).to_have_text("1")
 
     # Filter the runs: failed ones only, then one idempotency key.
     page.click("nav >> text=Runs")
@@ -125,7 +135,6 @@ def test_the_console_in_a_browser(dsn: str, client: Client, workers: list[Worker
                                  "e => getComputedStyle(e).fill") for n in ("fetch", "charge", "ship")}
     assert len(set(fills.values())) == 3, fills  # completed, discarded and cancelled: three colours
     expect(page.locator('#steps tr[data-node="charge"] pre.error')).to_contain_text("card declined")
-    shot(page, "run")
 
     # Retry it from the page, with a reason; the worker picks it up and the run completes.
     row = page.locator('#steps tr[data-node="charge"]')
@@ -251,3 +260,251 @@ def test_rerun_from_a_node_in_the_browser_lands_on_the_new_run(dsn: str, client:
     assert page.url == f"{ui.url}/runs/{new}"
     expect(page.locator("#audit")).to_contain_text("asked again")
     assert [(a.action, a.node) for a in client.audit(new)] == [("rerun", "approve")]
+
+
+# -- issue 36: the overview, a live run, its timeline, the audited signal, the actions offered -------------
+
+PIPE = {"nodes": [{"name": "fetch"}, {"name": "charge", "deps": ["fetch"], "max_attempts": 3},
+                  {"name": "ship", "deps": ["charge"]}]}
+FRAGILE = {"nodes": [{"name": "fetch"}, {"name": "charge", "deps": ["fetch"], "max_attempts": 1}]}
+GATE = {"nodes": [{"name": "ask"}, {"name": "approve", "kind": "wait", "signal": "approve", "deps": ["ask"]},
+                  {"name": "go", "deps": ["approve"]}]}
+HAND = "billing-1"  # the test is the worker: it claims, completes and fails steps by hand
+
+
+def claim(client: Client, workflow: str, node: str) -> ClaimedStep:
+    """The due step of ``node`` of ``workflow`` (one run of it is due at a time here)."""
+    [step] = client.claim(HAND, [node], 1, 600.0, [workflow])
+    return step
+
+
+def finish(client: Client, workflow: str, *nodes: str, fail: str | None = None) -> None:
+    """Claim and complete each node in turn (``fail``: fail it instead, to a dead letter)."""
+    for node in nodes:
+        c = claim(client, workflow, node)
+        if node == fail:
+            client.fail(c.step_id, HAND, c.lease_generation, f"RuntimeError: {node} refused", "error")
+        else:
+            client.complete(c.step_id, HAND, c.lease_generation, {"node": node})
+
+
+def sql_value(dsn: str, query: str, *params: Any) -> Any:
+    with psycopg.connect(dsn, autocommit=True) as c:
+        row = c.execute(query, params).fetchone()
+    assert row is not None
+    return row[0]
+
+
+def cell(page: Page, workflow: str, col: str) -> Any:
+    return page.locator(f'#workflows tr[data-workflow="{workflow}"] td[data-col="{col}"] a.count, '
+                        f'#workflows tr[data-workflow="{workflow}"] td[data-col="{col}"] > a').first
+
+
+def test_the_overviews_numbers_are_the_databases_and_each_links_to_its_list(
+        dsn: str, client: Client, start_ui: type[UI], browser: Browser) -> None:
+    """The overview in human terms (issue 36, 1): each workflow's live runs, its last hour's runs by state
+    (sparklines by minute of creation), dead letters with the newest errors, the registry's workers, the
+    limits' buckets (the default one named), the next schedule slots in the browser's time zone; each number
+    equal to SQL's and a link to the list of exactly those rows."""
+    for name, definition in (("pipe", PIPE), ("fragile", FRAGILE), ("gate", GATE)):
+        client.define_workflow(name, definition)
+    client.define_limit("stripe", concurrency=2)
+    client.schedule("nightly", "0 3 * * *", "pipe", timezone="Europe/Berlin")
+    for minute in range(0, 36, 3):  # a run every 3 minutes of the last hour, by the engine's clock
+        client.submit("pipe", {"n": minute})
+        finish(client, "pipe", "fetch", "charge", "ship")
+        if minute % 9 == 0:
+            client.submit("fragile", {"n": minute})
+            finish(client, "fragile", "fetch", "charge", fail="charge")
+        if minute % 12 == 0:
+            gated = client.submit("gate", {"n": minute})
+            finish(client, "gate", "ask")
+            if minute == 12:
+                client.pause(gated)
+        client.advance_time(180)
+    cancelled = client.submit("pipe", {"n": "late"})
+    client.cancel(cancelled, "not needed")
+    client.submit("pipe", {"n": "now"})
+    held = claim(client, "pipe", "fetch")  # running, held by the registered worker
+    client.register_worker(HAND, {"handlers": ["fetch", "charge", "ship"], "host": "h1", "pid": 1})
+    ui = start_ui(dsn)
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, timezone_id="Asia/Kolkata")
+    page = context.new_page()
+    try:
+        page.goto(ui.url + "/")
+        expect(page.locator("h1")).to_have_text("Overview")
+        count = "SELECT count(*)::int FROM cyclone.cyclone_v_runs WHERE workflow = %s AND state = %s"
+        since = sql_value(dsn, "SELECT date_trunc('minute', cyclone.now()) - interval '59 minutes'")
+        hour = count + " AND created_at >= %s"
+        for wf in ("pipe", "fragile", "gate"):
+            for col, state in (("running", "running"), ("paused", "paused")):
+                expect(cell(page, wf, col)).to_have_text(str(sql_value(dsn, count, wf, state)))
+            for state in ("completed", "failed", "cancelled", "running"):
+                expect(cell(page, wf, f"hour_{state}")).to_have_text(str(sql_value(dsn, hour, wf, state, since)))
+            dead = sql_value(dsn, "SELECT count(*)::int FROM cyclone.cyclone_v_dlq WHERE workflow = %s", wf)
+            expect(cell(page, wf, "dead")).to_have_text(str(dead))
+        assert cell(page, "pipe", "hour_completed").inner_text() == "12"
+        assert cell(page, "fragile", "hour_failed").inner_text() == "4"
+        assert cell(page, "gate", "paused").inner_text() == "1"
+        # The sparkline of fragile's failures: one bar a minute that had one, each titled with its count.
+        minutes = sql_value(dsn, "SELECT count(DISTINCT date_trunc('minute', created_at))::int FROM "
+                                 "cyclone.cyclone_v_runs WHERE workflow = 'fragile' AND state = 'failed'")
+        bars = page.locator('#workflows tr[data-workflow="fragile"] svg.spark-failed a')
+        expect(bars).to_have_count(minutes)
+        dlq = sql_value(dsn, "SELECT count(*)::int FROM cyclone.cyclone_v_dlq")
+        expect(page.locator('#totals [data-total="dead"] strong')).to_have_text(str(dlq))
+        expect(page.locator("#dead-letters tbody tr")).to_have_count(min(dlq, 5))
+        expect(page.locator("#dead-letters tbody tr").first).to_contain_text("RuntimeError: charge refused")
+        worker = page.locator(f'#workers tr[data-worker="{HAND}"] td')
+        expect(worker.nth(1)).to_have_text("yes")
+        expect(worker.nth(2)).to_have_text("fetch, charge, ship")
+        expect(worker.nth(3)).to_have_text("1")
+        expect(page.locator('#limits tr[data-limit="stripe"] td').nth(1)).to_have_text("default")
+        # The next slot in the browser's zone (Asia/Kolkata, +05:30), from the UTC the page carries.
+        [nightly] = client.schedules("nightly")
+        local = nightly.next_fire_at.astimezone(ZoneInfo("Asia/Kolkata")).strftime("%Y-%m-%d %H:%M:%S")
+        expect(page.locator('#schedules tr[data-schedule="nightly"] time')).to_have_text(f"{local} UTC+05:30")
+        shot(page, "overview")
+
+        # Each number is its list: fragile's failures of the hour, then one minute's bar, then the dead letters.
+        cell(page, "fragile", "hour_failed").click()
+        expect(page.locator("h1")).to_have_text("Runs")
+        expect(page.locator("#runs tbody tr")).to_have_count(4)
+        expect(page.locator("#runs tbody tr .state")).to_have_text(["failed"] * 4)
+        expect(page.locator("#runs td.failure").first).to_contain_text("charge")
+        page.go_back()
+        title = bars.first.locator("title").text_content() or ""
+        n = int(title.split()[0])
+        bars.first.click()
+        expect(page.locator("#runs tbody tr")).to_have_count(n)
+        created = page.locator("#runs tbody tr td").nth(3).inner_text()
+        assert created[11:16] == re.search(r"created (\d\d:\d\d)", title)[1]  # type: ignore[index]
+        page.go_back()
+        page.locator('#totals [data-total="dead"]').click()
+        expect(page.locator("#dlq tbody tr")).to_have_count(dlq)
+        page.go_back()
+        page.locator('#limits tr[data-limit="stripe"] a').click()
+        expect(page.locator("#limits tbody tr")).to_have_count(1)
+    finally:
+        context.close()
+    client.complete(held.step_id, HAND, held.lease_generation, None)
+
+
+def test_a_running_runs_page_follows_a_step_that_completes_with_its_timeline_and_actions(
+        dsn: str, client: Client, start_ui: type[UI], page: Page) -> None:
+    """A run's page while it runs (issue 36, 2): the timeline draws each attempt of charge (two failed, a mark
+    at each error's time from cyclone_step_errors; the third running, a bar); when charge completes under the
+    page, its row, its node in the picture and its lane say so without a reload, and once the run is over
+    the page stops offering Cancel and Pause and offers Rerun."""
+    client.define_workflow("pipe", PIPE)
+    run = client.submit("pipe", {"order": 1042})
+    finish(client, "pipe", "fetch")
+    client.advance_time(4)
+    for _ in range(2):
+        c = claim(client, "pipe", "charge")
+        client.advance_time(3)
+        assert client.fail(c.step_id, HAND, c.lease_generation, "TimeoutError: the bank", "timeout", 0) == "available"
+        client.advance_time(5)
+    charge = claim(client, "pipe", "charge")  # the third attempt, running
+    client.advance_time(6)
+    ui = start_ui(dsn, "--allow-actions")
+    page.goto(f"{ui.url}/runs/{run}")
+    lane = page.locator('#timeline tr[data-lane="charge"]')
+    expect(lane).to_have_attribute("data-lane-state", "running")
+    marks = lane.locator("line.mark")
+    expect(marks).to_have_count(2)
+    times = [sql_value(dsn, "SELECT to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') FROM "
+                            "cyclone.cyclone_step_errors WHERE run_id = %s ORDER BY id OFFSET %s LIMIT 1", run, i)
+             for i in range(2)]
+    assert [marks.nth(i).locator("title").text_content() for i in range(2)] == [
+        f"attempt {i + 1} failed at {t} UTC (timeout)" for i, t in enumerate(times)]
+    bar = lane.locator("rect.bar")
+    expect(bar).to_have_attribute("data-attempt", "3")
+    xs = [float(marks.nth(i).get_attribute("x1") or 0) for i in range(2)] + [float(bar.get_attribute("x") or 0)]
+    assert xs == sorted(xs) and xs[0] < xs[1] < xs[2], xs  # first failure, second, then the running attempt
+    expect(page.locator('#timeline tr[data-lane="fetch"] rect.bar')).to_have_class(re.compile("step-completed"))
+    expect(page.locator('#timeline tr[data-lane="ship"] rect.bar')).to_have_count(0)
+    expect(page.locator('#steps tr[data-node="ship"] .why')).to_have_text("waiting for dependency charge")
+    expect(page.locator(f'form[action="/runs/{run}/cancel"]')).to_have_count(1)
+    shot(page, "run")
+
+    page.evaluate("window.__notReloaded = true")
+    client.complete(charge.step_id, HAND, charge.lease_generation, {"charged": 42})
+    expect(page.locator('#steps tr[data-node="charge"]')).to_have_attribute("data-state", "completed", timeout=15_000)
+    expect(page.locator('figure.dag g.node[data-node="charge"]')).to_have_attribute("data-state", "completed")
+    expect(lane).to_have_attribute("data-lane-state", "completed")
+    expect(lane.locator("rect.bar")).to_have_class(re.compile("step-completed"))
+    expect(page.locator('#steps tr[data-node="ship"]')).to_have_attribute("data-state", "available")
+    finish(client, "pipe", "ship")
+    expect(page.locator("h1")).to_contain_text("completed", timeout=15_000)
+    expect(page.locator(f'form[action="/runs/{run}/cancel"]')).to_have_count(0)
+    expect(page.locator(f'form[action="/runs/{run}/pause"]')).to_have_count(0)
+    expect(page.locator(f'form[action="/runs/{run}/rerun"]')).to_have_count(1)
+    assert page.evaluate("window.__notReloaded") is True
+
+
+def test_a_signal_is_in_the_audit_trail_with_its_size_and_who_sent_it(
+        dsn: str, client: Client, start_ui: type[UI], page: Page) -> None:
+    """Issue 36, 3: a signal sent from the page and one sent by SQL are audit rows the page words as
+    ``signal approve (N bytes)`` by whom, N the engine's payload_bytes; the payload's content is not shown."""
+    client.define_workflow("gate", GATE)
+    run = client.submit("gate", {"amount": 120})
+    finish(client, "gate", "ask")
+    client.signal(run, "early", None)  # no wait node of that name: refused (false), not audited
+    ui = start_ui(dsn, "--allow-actions")
+    page.goto(f"{ui.url}/runs/{run}")
+    expect(page.locator("#audit")).to_have_count(0)
+    form = page.locator(f'form[action="/runs/{run}/signal"]')
+    expect(form.locator('input[name="name"]')).to_have_value("approve")  # the one signal awaited
+    form.locator('textarea[name="payload"]').fill('{"by": "ann", "secret": "hunter2"}')
+    form.locator("button").click()
+    expect(page.locator(".notice.ok")).to_have_text("signal approve delivered")
+    row = page.locator('#audit tr[data-action="signal"]')
+    expect(row).to_have_count(1)
+    size, actor = sql_value(dsn, "SELECT ((detail->>'payload_bytes')::int, actor) FROM cyclone.cyclone_v_audit "
+                                 "WHERE run_id = %s", run)
+    size = int(size)
+    assert actor.startswith(getpass.getuser() + " via ")
+    expect(row.locator("td.what")).to_have_text(f"signal approve ({size} bytes)")
+    expect(row.locator("td").nth(3)).to_have_text(actor)
+    expect(page.locator("#audit")).not_to_contain_text("hunter2")
+    # Once approved there is nothing left to signal: the form is gone.
+    expect(form).to_have_count(0)
+
+
+def test_the_run_page_offers_only_the_actions_that_can_apply(
+        dsn: str, client: Client, start_ui: type[UI], page: Page) -> None:
+    """Issue 36, 3: the engine refuses an action that cannot apply; the page does not offer it. Retry all
+    needs a dead letter (and a run that was not cancelled), cancel a live run, pause a running one, resume a
+    paused one, a signal a wait node still to complete, rerun a finished run."""
+    for name, definition in (("pipe", PIPE), ("fragile", FRAGILE), ("gate", GATE)):
+        client.define_workflow(name, definition)
+    completed = client.submit("pipe", {})
+    finish(client, "pipe", "fetch", "charge", "ship")
+    failed = client.submit("fragile", {})
+    finish(client, "fragile", "fetch", "charge", fail="charge")
+    gate = client.submit("gate", {})
+    finish(client, "gate", "ask")
+    paused = client.submit("pipe", {})
+    client.pause(paused)
+    running = client.submit("pipe", {})  # no wait node: nothing to signal
+    cancelled = client.submit("gate", {})
+    client.cancel(cancelled)
+    expected = {
+        completed: {"rerun"},
+        failed: {"retry-all", "rerun", "retry"},
+        gate: {"cancel", "pause", "signal"},
+        paused: {"cancel", "resume"},
+        running: {"cancel", "pause"},
+        cancelled: {"rerun"},
+    }
+    ui = start_ui(dsn, "--allow-actions")
+    for run, actions in expected.items():
+        page.goto(f"{ui.url}/runs/{run}")
+        offered = page.locator(f'form[action^="/runs/{run}/"]').evaluate_all(
+            "forms => forms.map(f => f.getAttribute('action').split('/').pop())")
+        assert set(offered) == actions, (client.get_run(run).state, offered)
+    page.goto(f"{ui.url}/runs/{completed}")
+    expect(page.locator("section.actions")).not_to_contain_text("Retry all")
+    page.goto(f"{ui.url}/runs/{failed}")
+    expect(page.locator(f'form[action="/runs/{failed}/retry-all"] button')).to_have_text("Retry all (1)")

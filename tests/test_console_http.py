@@ -22,6 +22,7 @@ import re
 import time
 import uuid
 from collections.abc import Iterator
+from datetime import UTC
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,7 @@ from psycopg import conninfo, sql
 from ui import UI, start_ui  # noqa: F401  (the fixture)
 
 from cyclone_py.client import Client
+from cyclone_py.formatting import fmt_duration
 
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 
@@ -487,7 +489,7 @@ def test_without_dot_the_run_page_lists_the_steps_with_a_hint(dsn: str, client: 
     ui = start_ui(dsn, env={"PATH": str(Path(sys.executable).parent)})
     with http(ui) as h:
         page = h.get(f"/runs/{failed}")
-    assert page.status_code == 200 and "<svg" not in page.text
+    assert page.status_code == 200 and "<figure class=\"dag\"" not in page.text
     assert 'id="no-dot"' in page.text and "dot</code> is not installed" in page.text
     assert all(f'data-node="{n}"' in page.text for n in ("fetch", "charge", "ship", "invoice"))
 
@@ -502,7 +504,8 @@ def test_a_run_page_says_why_each_waiting_step_waits_and_folds_big_payloads(
         page = h.get(f"/runs/{waiting}").text
         start = page.index('<tr id="step-1" data-node="approve"')
         row = page[start:page.index("</tr>", start)]
-        assert '<div class="why">waiting_signal · signal approve</div>' in row
+        # explain_step in the CLI's words (formatting.explain_text), not its reason code (issue 36)
+        assert '<div class="why" data-reason="waiting_signal">waiting for signal &#39;approve&#39;</div>' in row
         large = h.get(f"/runs/{big}")
     assert large.status_code == 200
     # The run's input once (its steps' is the same), folded, cut at 100,000 characters.
@@ -532,9 +535,9 @@ def test_retry_all_schedules_and_limits(dsn: str, client: Client, failed: uuid.U
         assert [s.paused for s in client.schedules()] == [False]
         refused(h.post("/schedules/stop", data={"csrf": token, "name": "x"}), 404, "no action")
         limits = h.get("/limits").text
-        assert "<td>api</td>" in limits
+        assert '<tr data-limit="api">' in limits
         overview = h.get("/").text
-        assert "nightly &lt;b&gt;" in overview and "<td>api</td>" in overview
+        assert "nightly &lt;b&gt;" in overview and '<tr data-limit="api">' in overview
     assert [(a.action, a.reason) for a in client.audit(failed)] == [("retry", "all of them")]
 
 
@@ -706,7 +709,8 @@ def test_a_run_page_shows_event_keys_awaited_runs_their_reasons_conditions_and_t
     row = paying[paying.index('<tr id="step-0" data-node="paid"'):]
     row = row[:row.index("</tr>")]
     assert '<div class="muted event-key">key order:&lt;i&gt;1&lt;/i&gt;</div>' in row
-    assert '<div class="why">waiting_event · waits for an event of key <code>order:&lt;i&gt;1&lt;/i&gt;</code>' in row
+    assert ('<div class="why" data-reason="waiting_event">waits for an event of key '
+            '&#39;order:&lt;i&gt;1&lt;/i&gt;&#39;</div>') in row
     # The condition on the edge into ship, and the event and await nodes drawn as themselves.
     edge = re.search(r'<g id="edge1" class="edge">.*?</g>', paying, re.DOTALL)
     assert edge and ">when deps.paid.ok = true</text>" in edge[0]
@@ -715,7 +719,7 @@ def test_a_run_page_shows_event_keys_awaited_runs_their_reasons_conditions_and_t
     row = row[:row.index("</tr>")]
     link = f'<a class="run-id" href="/runs/{pay}">{pay}</a>'
     assert f'<div class="awaits">awaits {link}</div>' in row
-    assert f'<div class="why">waiting_run · waits for run {link} to end</div>' in row
+    assert f'<div class="why" data-reason="waiting_run"><a href="/runs/{pay}">waits for run {pay} to end</a>' in row
     assert f'<dt>rerun of</dt><dd id="rerun-of">{link}</dd>' in rerun
     assert "rerun of" not in paying
 
@@ -752,3 +756,74 @@ def test_rerun_is_offered_on_a_finished_runs_page_only_with_actions_and_redirect
     assert [(a.action, a.node, a.reason, a.actor) for a in client.audit(new)] == [
         ("rerun", "charge", "<b>fixed</b>", actor)]
     assert len(client.list_runs(workflow="shop")) == 2 and client.audit(failed) == []
+
+
+# -- issue 36: the runs list's duration, failing step and time ranges; the overview's links; the audit in words -
+
+
+def test_the_runs_list_shows_each_runs_duration_and_failing_step_and_offers_time_ranges(
+        dsn: str, client: Client, failed: uuid.UUID, start_ui: type[UI]) -> None:
+    live = run_to(client, "approval")
+    ui = start_ui(dsn)
+    with http(ui) as h:
+        page = h.get("/runs").text
+        ranges = re.findall(r'<a href="(/runs\?from=[^"]+)">(15 minutes|hour|day|week)</a>', page)
+        of_shop = h.get("/runs?workflow=shop&state=failed").text
+        hour = h.get(html.unescape(ranges[1][0])).text
+    row = page[page.index(f'<tr data-run="{failed}">'):]
+    row = row[:row.index("</tr>")]
+    finished = client.get_run_row(failed)
+    assert finished.finished_at is not None and finished.started_at is not None
+    took = finished.finished_at - finished.started_at
+    assert f'<td class="num took">{fmt_duration(took)}</td>' in row
+    # The failing step (get_run's), its kind and its error's last line, escaped; linked to the run's steps.
+    assert f'<a href="/runs/{failed}#steps"><strong>charge</strong></a> <span class="muted">(error)</span>' in row
+    assert "card declined &lt;script&gt;alert(1)&lt;/script&gt;" in row and "<script>alert" not in page
+    row = page[page.index(f'<tr data-run="{live}">'):]
+    assert '<span class="muted" title="so far">' in row[:row.index("</tr>")]  # a live run: its time so far
+    assert [label for _, label in ranges] == ["15 minutes", "hour", "day", "week"]
+    assert f'data-run="{failed}"' in of_shop and f'data-run="{live}"' not in of_shop
+    assert f'data-run="{failed}"' in hour and f'data-run="{live}"' in hour
+
+
+def test_the_limits_and_schedules_of_the_overviews_links_and_the_default_bucket_by_name(
+        dsn: str, client: Client, start_ui: type[UI]) -> None:
+    client.define_limit("api <b>", concurrency=2)
+    client.define_limit("other", concurrency=1)
+    define(client)
+    client.schedule("nightly", "0 3 * * *", "shop", timezone="Europe/Berlin")
+    client.schedule("hourly", "0 * * * *", "shop")
+    ui = start_ui(dsn)
+    with http(ui) as h:
+        overview = h.get("/").text
+        [link] = re.findall(r'<a href="(/limits\?name=[^"]+)">api &lt;b&gt;</a>', overview)
+        one = h.get(html.unescape(link)).text
+        schedules = h.get("/schedules?name=nightly").text
+    assert one.count("<tr data-limit=") == 1 and "<h1>Limits: api &lt;b&gt;</h1>" in one
+    # No empty bucket cell: the bucket '' is named.
+    assert '<span class="default-bucket"' in one and "<td></td>" not in one
+    assert schedules.count("<tr data-schedule=") == 1 and 'data-schedule="nightly"' in schedules
+    [nightly] = client.schedules("nightly")
+    at = nightly.next_fire_at.astimezone(UTC)
+    # The slot in UTC for the browser to show in its own zone (console.js), on both pages.
+    stamp = f'<time datetime="{at:%Y-%m-%dT%H:%M:%SZ}" data-local>{at:%Y-%m-%d %H:%M:%S} UTC</time>'
+    assert stamp in schedules and stamp in overview
+
+
+def test_the_audit_trail_words_a_signal_and_a_rerun(dsn: str, client: Client, start_ui: type[UI]) -> None:
+    client.define_workflow("gate", {"nodes": [{"name": "<i>ask</i>", "kind": "wait", "signal": "<b>ok</b>"}]})
+    run = client.submit("gate", {})
+    assert client.signal(run, "<b>ok</b>", {"note": "<script>alert('payload')</script>"})
+    again = client.rerun(run, reason="once more")
+    ui = start_ui(dsn)
+    with http(ui) as h:
+        page = h.get(f"/runs/{run}").text
+        rerun = h.get(f"/runs/{again}").text
+    [(size,)] = [(a.detail["payload_bytes"],) for a in client.audit(run)]
+    role = client._value("SELECT session_user")
+    assert ('<td class="what">signal <strong class="signal">&lt;b&gt;ok&lt;/b&gt;</strong> '
+            f'({size} bytes)</td><td></td><td>{role}</td>') in page
+    trail = page[page.index('<table class="list" id="audit">'):]
+    assert "alert(" not in trail[:trail.index("</table>")]  # a signal's payload is never in the trail
+    assert (f'<td class="what">rerun of <a class="run-id" href="/runs/{run}">{run}</a></td>'
+            f'<td>once more</td>') in rerun

@@ -15,6 +15,7 @@ from uuid import UUID
 from cyclone_py import cli
 from cyclone_py.cli import explain as cli_explain
 from cyclone_py.client import Explanation
+from cyclone_py.console import app as console_app
 from cyclone_py.console.app import _environment
 from cyclone_py.formatting import explain_text, fmt_duration, fmt_interval, fmt_local, fmt_time
 
@@ -70,8 +71,9 @@ def test_an_interval_as_the_duration_options_spell_it() -> None:
 
 def test_explain_step_is_worded_by_one_function_for_the_cli_and_the_console() -> None:
     """Issue 36: the console's run page showed ``not_due · until 2026-…`` where the CLI
-    said a sentence; the sentences are formatting.explain_text's, the CLI's naming its commands."""
+    said a sentence; both now call formatting.explain_text, the CLI naming its commands."""
     assert "formatting.explain_text(" in inspect.getsource(cli_explain.explain_text)
+    assert "explain_text(" in inspect.getsource(console_app)
     now = AT
     paused = Explanation(1, "run_paused")
     assert cli_explain.explain_text(paused) == "run paused (cyclone resume RUN_ID)"

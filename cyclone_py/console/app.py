@@ -39,7 +39,7 @@ import logging
 import secrets
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import Any
 from urllib.parse import urlencode, urlsplit
@@ -57,8 +57,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from cyclone_py import errors
 from cyclone_py.client import Client, Cursor, Page
 from cyclone_py.console.graph import GraphNode, Layouts, condition_label
-from cyclone_py.formatting import fmt_duration, fmt_step, fmt_time
-from cyclone_py.vocabulary import DISCARD_KINDS, RUN_STATES, TERMINAL_STEP_STATES
+from cyclone_py.console.overview import MINUTES, NEWEST_DEAD, SPARK_HEIGHT, form_time, utc_iso, window
+from cyclone_py.console.overview import build as build_overview
+from cyclone_py.console.timeline import build as build_timeline
+from cyclone_py.formatting import explain_text, fmt_duration, fmt_step, fmt_time
+from cyclone_py.vocabulary import DISCARD_KINDS, LIVE_RUN_STATES, RUN_STATES, TERMINAL_STEP_STATES
 
 #: Bytes a request body may have (a signal's payload is the largest field).
 MAX_BODY = 1024 * 1024
@@ -82,10 +85,15 @@ STEP_PAGE = 50
 ERROR_PAGE = 50
 #: Operator actions a run page lists (the newest).
 AUDIT_SHOWN = 100
+#: Failed attempts the timeline marks on a step's lane (its newest).
+TIMELINE_MARKS = 10
 #: Characters of an event's payload in the list of events (compact JSON, then cut).
 EVENT_PAYLOAD_CHARS = 300
-#: Seconds between two refreshes of the overview.
+#: Seconds between two updates of the overview (console.js fetches it again and replaces its numbers).
 REFRESH_SECONDS = 5
+#: The runs list's quick time ranges: the runs created in the last ...
+TIME_RANGES = (("15 minutes", timedelta(minutes=15)), ("hour", timedelta(hours=1)), ("day", timedelta(days=1)),
+               ("week", timedelta(days=7)))
 
 TOKEN_COOKIE = "cyclone_ui_token"
 CSRF_COOKIE = "cyclone_ui_csrf"
@@ -284,6 +292,7 @@ def _environment() -> Environment:
     # Times in UTC without a Z (the pages say UTC), durations in full; an empty cell for none.
     env.filters["time"] = partial(fmt_time, empty="", zulu=False)
     env.filters["delta"] = partial(fmt_duration, empty="", full=True)
+    env.filters["glance"] = partial(fmt_duration, empty="")  # a duration at a glance: 4m05s
     env.filters["step"] = lambda s: fmt_step(s.node, s.item_index)  # a step row as the faces name it
     env.filters["payload"] = Payload.of
     env.filters["compact"] = compact
@@ -293,6 +302,9 @@ def _environment() -> Environment:
     env.globals["step_show_chars"] = STEP_SHOW_CHARS
     env.globals["show_chars"] = SHOW_CHARS
     env.filters["last_line"] = last_line
+    env.filters["iso"] = utc_iso
+    env.filters["form_time"] = form_time
+    env.filters["hm"] = lambda at: at.astimezone(UTC).strftime("%H:%M")
     env.globals["run_states"] = RUN_STATES
     env.globals["discard_kinds"] = DISCARD_KINDS
     return env
@@ -334,25 +346,16 @@ class Console:
     # -- reads ---------------------------------------------------------------
 
     def overview(self, ctx: Ctx) -> Response:
-        metrics = self.client.metrics()
-        groups: dict[str, list[Any]] = {}
-        for m in metrics:
-            groups.setdefault(m.name, []).append(m)
-        tables, pivots = [], []
-        for name, rows in groups.items():
-            keys = sorted({k for r in rows for k in r.labels})
-            if keys == ["state", "workflow"]:  # runs and steps by state per workflow: one row a workflow
-                states = list(dict.fromkeys(r.labels["state"] for r in rows))
-                counts: dict[str, dict[str, float]] = {}
-                for r in rows:
-                    counts.setdefault(r.labels["workflow"], {})[r.labels["state"]] = r.value
-                pivots.append((name, states, sorted(counts.items())))
-            else:
-                tables.append((name, keys, [([r.labels.get(k, "") for k in keys], r.value) for r in rows]))
-        schedules = sorted(self.client.schedules(), key=lambda s: s.next_fire_at)[:10]
-        return self.page(ctx, "overview.html", tables=tables, pivots=pivots, schedules=schedules,
-                         holders=self.client.lease_holders(), limits=self.client.limits(),
-                         refresh=self.settings.refresh_seconds, now=self.client.now())
+        """What the engine is doing, in numbers that each link to their list
+        (overview.py): bounded whatever the history (``metrics()`` reads the
+        live rows; the last hour's runs are one range of the creation index)."""
+        now = self.client.now()
+        since, until = window(now)
+        shown = build_overview(now, self.client.metrics(), self.client.created_per_minute(since, until),
+                               self.client.workers(), self.client.lease_holders(), self.client.limits(),
+                               self.client.schedules(), self.client.dead_letters(limit=NEWEST_DEAD).rows)
+        return self.page(ctx, "overview.html", o=shown, live_seconds=self.settings.refresh_seconds,
+                         spark_height=SPARK_HEIGHT, minutes=MINUTES)
 
     def runs(self, ctx: Ctx) -> Response:
         q = ctx.request.query_params
@@ -372,9 +375,17 @@ class Console:
             after=decode_cursor(q.get("after"), numeric=False), limit=self.settings.page_size)
         shown = {k: v for k, v in filters.items() if v}
         more = None if page.next is None else "/runs?" + urlencode({**shown, "after": encode_cursor(page.next)})
+        now = self.client.now()
+        # The failing step's error of the page's runs that can have one (a failed run's, a dead letter's of a
+        # live run): one read of the page's steps, each error cut by the database.
+        failures = self.client.run_failures([r.id for r in page.rows if r.state in ("failed", "running", "paused")],
+                                            chars=LIST_ERROR_CHARS)
+        ranges = [(label, "/runs?" + urlencode({**{k: v for k, v in shown.items() if k not in ("from", "until")},
+                                                 "from": form_time(now - span)}))
+                  for label, span in TIME_RANGES]
         return self.page(ctx, "runs.html", page=page, filters=filters, next_url=more,
                          first_url="/runs?" + urlencode(shown), paged="after" in q,
-                         workflows=sorted(self.client.workflows()))
+                         workflows=sorted(self.client.workflows()), now=now, failures=failures, ranges=ranges)
 
     def run(self, ctx: Ctx, status: int = 200) -> Response:
         """A run's page, bounded whatever the run: its DAG from the steps'
@@ -395,7 +406,14 @@ class Console:
         now = self.client.now()
         waiting = [s for s in steps if s.state not in TERMINAL_STEP_STATES and s.state != "running"]
         why = self.client.explain_steps([s.id for s in waiting]) if waiting else {}
-        explained = {s.id: why[s.id] for s in waiting if s.id in why}
+        # The CLI's words (formatting.explain_text), without its commands: the page offers the actions.
+        explained = {s.id: (why[s.id], explain_text(why[s.id], s, now=now, workflow=row.workflow, commands=False))
+                     for s in waiting if s.id in why}
+        timeline = build_timeline(steps, self.client.failed_attempts(rid, [s.id for s in steps],
+                                                                     per_step=TIMELINE_MARKS),
+                                  start=row.started_at or row.created_at, end=row.finished_at, now=now,
+                                  first_row=first)
+        live = row.state in LIVE_RUN_STATES
         links = {}
         for i, s in enumerate(outline):
             if s.item_index is not None:
@@ -421,8 +439,12 @@ class Console:
             ctx, "run.html", status, row=row, run=run, steps=steps, first=first, now=now, explained=explained,
             picture=picture, count=len(outline), pages=pages, number=number, history=history,
             older_errors=older_errors, errors_paged=before is not None, audit=audit[-AUDIT_SHOWN:],
-            audit_cut=max(0, len(audit) - AUDIT_SHOWN), can=self.can(),
+            audit_cut=max(0, len(audit) - AUDIT_SHOWN), can=self.can(), live=live, timeline=timeline,
             left=None if row.deadline_at is None else row.deadline_at - now, nodes=[s.node for s in nodes],
+            # What can apply (the engine refuses the rest; the page does not offer it): a retry needs a dead
+            # letter and a run that was not cancelled, a signal a wait node still to complete (cyclone.signal).
+            dead_letters=sum(1 for s in outline if s.state == "discarded") if row.state != "cancelled" else 0,
+            signals=self.client.awaited_signals(rid) if live and self.settings.allow_actions else [],
         )
 
     def error(self, ctx: Ctx) -> Response:
@@ -450,10 +472,15 @@ class Console:
                          workflows=sorted(self.client.workflows()), can=self.can(), results=results)
 
     def schedules(self, ctx: Ctx, status: int = 200) -> Response:
-        return self.page(ctx, "schedules.html", status, schedules=self.client.schedules(), can=self.can())
+        """Every schedule, or one (``?name=``: the overview's links)."""
+        name = text(ctx.request.query_params.get("name"), "the schedule name", limit=200)
+        return self.page(ctx, "schedules.html", status, schedules=self.client.schedules(name), can=self.can(),
+                         name=name)
 
     def limits(self, ctx: Ctx) -> Response:
-        return self.page(ctx, "limits.html", limits=self.client.limits())
+        """Every limit's buckets, or one limit's (``?name=``: the overview's links)."""
+        name = text(ctx.request.query_params.get("name"), "the limit name", limit=200)
+        return self.page(ctx, "limits.html", limits=self.client.limits(name), name=name)
 
     def events(self, ctx: Ctx) -> Response:
         """The kept events (SPEC 17), newest first, the newest ``page_size``
