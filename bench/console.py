@@ -104,6 +104,9 @@ def pages(dsn: str) -> dict[str, str]:
         row = c.execute("SELECT id::text FROM cyclone.cyclone_runs WHERE state = 'failed' LIMIT 1").fetchone()
         assert row is not None
         failed = row[0]
+        row = c.execute("SELECT id::text FROM ONLY cyclone.cyclone_runs WHERE state = 'running' LIMIT 1").fetchone()
+        assert row is not None
+        running = row[0]
     deep = 49_950  # the first row of page 1,000 of 50 rows
     return {
         "overview": "/",
@@ -126,6 +129,7 @@ def pages(dsn: str) -> dict[str, str]:
         "dead letters workflow=w3": "/dead-letters?workflow=w3",
         "dead letters workflow=w11 (none)": "/dead-letters?workflow=w11",
         "a failed run": f"/runs/{failed}",
+        "a running run": f"/runs/{running}",
         "schedules": "/schedules",
         "limits": "/limits",
     }

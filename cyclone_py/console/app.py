@@ -376,10 +376,9 @@ class Console:
         shown = {k: v for k, v in filters.items() if v}
         more = None if page.next is None else "/runs?" + urlencode({**shown, "after": encode_cursor(page.next)})
         now = self.client.now()
-        # The failing step's error of the page's runs that can have one (a failed run's, a dead letter's of a
-        # live run): one read of the page's steps, each error cut by the database.
-        failures = self.client.run_failures([r.id for r in page.rows if r.state in ("failed", "running", "paused")],
-                                            chars=LIST_ERROR_CHARS)
+        # The failing step of the page's failed runs: one read of their discarded steps, each error cut by
+        # the database (none when the page has no failed run).
+        failures = self.client.run_failures([r.id for r in page.rows if r.state == "failed"], chars=LIST_ERROR_CHARS)
         ranges = [(label, "/runs?" + urlencode({**{k: v for k, v in shown.items() if k not in ("from", "until")},
                                                  "from": form_time(now - span)}))
                   for label, span in TIME_RANGES]
