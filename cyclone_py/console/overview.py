@@ -68,6 +68,8 @@ class Bar:
 
 @dataclass(frozen=True)
 class Spark:
+    """A state's runs of the last hour: how many, their list, and a bar for each minute that has some."""
+
     state: str
     total: int
     href: str
@@ -182,10 +184,12 @@ def _sparks(row: WorkflowRow, counts: Mapping[tuple[str, int], int], since: date
         peak = max(series) or 1
         bars = []
         for i, n in enumerate(series):
+            if not n:  # an empty minute is the sparkline's baseline: nothing to draw or link
+                continue
             start = since + timedelta(minutes=i)
-            bars.append(Bar(x=float(i), height=max(1.0, SPARK_HEIGHT * n / peak) if n else 0.0, runs=n,
-                            start=start, href=row.url(state=state, **{
-                                "from": form_time(start), "until": form_time(start + timedelta(minutes=1))})))
+            bars.append(Bar(x=float(i), height=max(1.0, SPARK_HEIGHT * n / peak), runs=n, start=start,
+                            href=row.url(state=state, **{"from": form_time(start),
+                                                         "until": form_time(start + timedelta(minutes=1))})))
         sparks.append(Spark(state, sum(series), row.hour[state][1], bars))
     return sparks
 
