@@ -1,25 +1,30 @@
 """Property-based tests of the SQL API (#21): a hypothesis state machine.
 
 Each example is a fresh database (a copy of the session's template) and a
-random sequence of SQL calls over random small DAGs of task, wait, child, sleep
-and map nodes (a child node starts a run of a later workflow, so runs nest up to
-two levels), some with a condition (when or unless, on the run input's flag
-"go" or on a dependency's output) and an on_dep_skipped (SPEC 16): submit (an
-input with "go" and a list of 0..3 "items" for the maps, or none), claim (task
+random sequence of SQL calls over random small DAGs of task, wait, child, sleep,
+map, event and await nodes (a child node starts a run of a later workflow, so runs
+nest up to two levels), some with a condition (when or unless, on the run input's
+flag "go" or on a dependency's output) and an on_dep_skipped (SPEC 16): submit (an
+input with "go", a list of 0..3 "items" for the maps, or none, and the id of a run
+of the model, live or ended, or none, in "awaits" for the await nodes; now and then
+debounced by one of two keys, SPEC 17), claim (task
 steps and map items), renew, complete, fail, snooze, progress, tick after
 moving the clock (sweep, reclaims, max_wait, sleeps, schedules), retry, cancel,
-pause and resume (of parent and child runs alike), signal, explain_step, and
-changing a limit; with a concurrency limit, a keyed one and a rate limit (keyed
+pause and resume (of parent and child runs alike), signal, emit_event (of the
+key "ev:{input.tenant}" or "ev:c" that event nodes wait on), rerun (from a node
+or not), explain_step, and changing a limit; with a concurrency limit, a keyed one and a rate limit (keyed
 or not, a window of one or two clock jumps) taken by some workflows (and so by
 their maps' items), and an hourly schedule (its runs' input is {}: no flag, no
 list). A small model of the engine predicts every call's result and every
 step's state, attempt, reclaims, lease generation, output and error kind, each
-map's items and output, and each completed run's output; after every call the
+map's items and output, and each completed run's output (SPEC 17: the events
+emitted and the order of their times against the runs' created_at, the await
+nodes that every end of a run ends, a debounced run's start); after every call the
 database must match it, ``check_invariants()`` must be empty, and no limit
 bucket holds more running steps than its concurrency.
 
 Time is moved in jumps of two days against a lease TTL and a max_wait of one
-day, a retry delay of half a day, a rate period of one or three days and a sleep
+day, a retry delay and a debounce of half a day, a rate period of one or three days and a sleep
 of one or three days, so the real time an example takes (checked: under six
 hours) never decides whether a lease has expired, a wait has run out, a sleep is
 due, a retry is due or a claim has left its rate window.
@@ -42,7 +47,7 @@ from uuid import UUID
 
 import psycopg
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
     Bundle,
@@ -76,7 +81,12 @@ LIVE = ("pending", "available", "running", "waiting")
 TERMINAL = ("completed", "discarded", "cancelled", "skipped")
 DONE = ("completed", "skipped")  # what a dependency must be for its dependents to be reached
 LIMITS = ("lim", "per", "rl")   # concurrency; concurrency keyed by tenant; rate (keyed or not)
-KINDS = ("task", "task", "task", "wait", "child", "child", "sleep", "map", "map", "map")   # a DAG's nodes, drawn
+KINDS = ("task", "task", "task", "wait", "child", "child", "sleep", "map", "map", "map",
+         "event", "event", "event", "await", "await")   # a DAG's nodes, drawn
+# SPEC 17: an event node's key, per tenant or one for all; the keys emit_event emits; an await node's run.
+EVENT_KEYS = ("ev:{input.tenant}", "ev:c")
+EMITTED = ("ev:a", "ev:b", "ev:c")
+AWAITS = "input.awaits"
 # A sleep of one day is due after one jump of its run's clock, one of three days after two.
 SLEEPS = {1: "1 day", 2: "3 days"}
 # Conditions (SPEC 16) on the run input's flag, or on a dependency's output being an object
@@ -109,6 +119,7 @@ class NodeDef:
     sleep: int = 0              # sleep nodes: the jumps of its run's clock it sleeps (SLEEPS)
     over: str = ""              # map nodes: "input.items" or "deps.<dep>"
     on_item_failure: str = "fail"
+    key: str = ""               # event nodes: the key's template (EVENT_KEYS)
 
 
 @dataclass
@@ -135,6 +146,10 @@ class WorkflowDef:
                 node["duration"] = SLEEPS[n.sleep]
             if n.kind == "map":
                 node["over"], node["on_item_failure"] = n.over, n.on_item_failure
+            if n.kind == "event":
+                node["key"] = n.key
+            if n.kind == "await":
+                node["run"] = AWAITS
             for key in ("when", "unless", "on_dep_skipped"):
                 if getattr(n, key) is not None:
                     node[key] = getattr(n, key)
@@ -169,6 +184,8 @@ class MStep:
     item: Any = None
     map: MStep | None = field(default=None, repr=False)
     items: list[MStep] = field(default_factory=list, repr=False)  # a map reached with a non-empty list
+    event_key: str | None = None    # an event node reached: its key
+    awaits: MRun | None = field(default=None, repr=False)   # an await node reached: the run it awaits
 
     @property
     def kind(self) -> str:
@@ -187,6 +204,9 @@ class MRun:
     output: Any = None          # when completed: its completed leaves' outputs
     scheduled: bool = False
     parent: tuple[MRun, MStep] | None = None
+    since: int = 0              # the first of the model's events emitted at or after its created_at
+    debounce_key: str | None = None
+    not_before: int = 0         # a debounced run: its tasks are not due before this clock epoch (its start)
 
     def dependents(self, node: str) -> list[MStep]:
         return [s for s in self.steps.values() if node in s.node.deps]
@@ -240,7 +260,8 @@ def dags() -> st.SearchStrategy[list[NodeDef]]:
                 # Over the run's list; or over a dependency's output: a map's is a list, any other's a bad_input.
                 over=draw(st.sampled_from(["input.items"] * 3 + [f"deps.{d}" for d in deps]))
                 if kind == "map" else "",
-                on_item_failure=draw(st.sampled_from(["fail", "collect"])) if kind == "map" else "fail")
+                on_item_failure=draw(st.sampled_from(["fail", "collect"])) if kind == "map" else "fail",
+                key=draw(st.sampled_from(EVENT_KEYS)) if kind == "event" else "")
             condition = draw(st.sampled_from([None] * 5 + [*CONDITIONS, *(["dep"] if deps else [])]))
             if condition == "dep":
                 node.when = {"deps": {draw(st.sampled_from(node.deps)): {}}}
@@ -317,6 +338,8 @@ class EngineMachine(RuleBasedStateMachine):
         self.claims: dict[tuple[str, str], list[int]] = {}   # rate buckets: the epoch of every claim
         self.epoch = 0
         self.schedule_paused = False
+        self.events: list[tuple[str, Any]] = []    # emitted (key, payload), in the order of their times
+        self.emitting = False                       # within emit_event: a run made now sees its event
 
     def _real_now(self) -> Any:
         row = self.reader.execute("SELECT pg_catalog.now()").fetchone()
@@ -357,7 +380,8 @@ class EngineMachine(RuleBasedStateMachine):
 
     def _new_run(self, wf: WorkflowDef, tenant: str, input: dict[str, Any],
                  parent: tuple[MRun, MStep] | None = None, scheduled: bool = False) -> MRun:
-        run = MRun(None, wf, tenant, input, scheduled=scheduled, parent=parent)
+        run = MRun(None, wf, tenant, input, scheduled=scheduled, parent=parent,
+                   since=len(self.events) - (1 if self.emitting else 0))
         for n in wf.nodes:
             run.steps[n.name] = MStep(0, n, "pending", max_attempts=n.max_attempts)
         return run
@@ -436,10 +460,14 @@ class EngineMachine(RuleBasedStateMachine):
             step.state = "skipped"  # terminal: no error, no output
             return True
         if n.kind == "task":
-            step.state, step.due_epoch = "available", self.epoch
+            step.state, step.due_epoch = "available", max(self.epoch, run.not_before)
             return False
         if n.kind == "map":
             return self._reach_map(run, step, _at(doc, n.over))
+        if n.kind == "event":
+            return self._reach_event(run, step, doc)
+        if n.kind == "await":
+            return self._reach_await(run, step, doc)
         step.state, step.waited = "waiting", 0
         if n.kind == "sleep":
             return False
@@ -456,6 +484,69 @@ class EngineMachine(RuleBasedStateMachine):
             step.state, step.output = "completed", {"signal": n.signal}
             return True
         return False
+
+    def _reach_event(self, run: MRun, step: MStep, doc: dict[str, Any]) -> bool:
+        """SPEC 17: the key from its template (a path that finds nothing: bad_input); completes at once with
+        the earliest event of the key emitted at or after its run's created_at, else waits on the key."""
+        key, rest = "", step.node.key
+        while "{" in rest:
+            head, _, tail = rest.partition("{")
+            path, _, rest = tail.partition("}")
+            value = _at(doc, path)
+            if value is MISSING or value is None:
+                self._discard(run, step, "bad_input")
+                return True
+            key += head + (value if isinstance(value, str) else str(value))
+        key += rest
+        step.event_key = key
+        event("event node reached")
+        payload = next((p for k, p in self.events[run.since:] if k == key), MISSING)
+        if payload is not MISSING:
+            event("event node: an event already emitted")
+            step.state, step.output = "completed", payload
+            return True
+        step.state, step.waited = "waiting", 0
+        return False
+
+    def _reach_await(self, run: MRun, step: MStep, doc: dict[str, Any]) -> bool:
+        """SPEC 17: the run at "run" (not a run id, no such run, its own run: bad_input); completed: the node
+        completes with its output; failed or cancelled: discarded (awaited_run_failed); live: it waits."""
+        value = _at(doc, AWAITS)
+        target = self.model.get(UUID(value)) if isinstance(value, str) else None
+        if target is None or target is run:
+            self._discard(run, step, "bad_input")
+            return True
+        event(f"await node reached: the awaited run {target.state}")
+        if target.state == "completed":
+            step.state, step.output = "completed", target.output
+            return True
+        if not target.live:
+            self._discard(run, step, "awaited_run_failed")
+            return True
+        step.state, step.waited, step.awaits = "waiting", 0, target
+        return False
+
+    def _notify_awaiters(self, ended: MRun) -> None:
+        """SPEC 17 (_notify_awaiters): a run that ended ends the await nodes waiting on it: completed, they
+        complete with its output and their runs advance (in run-id order); failed or cancelled, each is
+        discarded (awaited_run_failed) in step order, unless an earlier discard has ended it meanwhile."""
+        waiting = [(r, s) for r in list(self.model.values()) + self.unbound for s in r.steps.values()
+                   if s.kind == "await" and s.state == "waiting" and s.awaits is ended]
+        if waiting:
+            event(f"await node ended by its run: {ended.state}")
+        if ended.state == "completed":
+            for _, s in waiting:
+                s.state, s.output = "completed", ended.output
+            for r in self._by_id({r for r, _ in waiting}):
+                self._advance(r)
+            return
+        for r, s in sorted(waiting, key=lambda p: p[1].id):
+            if s.state == "waiting":
+                self._discard(r, s, "awaited_run_failed")
+
+    @staticmethod
+    def _by_id(runs: set[MRun]) -> list[MRun]:
+        return sorted(runs, key=lambda r: (r.id is None, r.id.int if r.id is not None else 0))
 
     def _reach_map(self, run: MRun, step: MStep, value: Any) -> bool:
         """SPEC 16: one available item per element and the map waits; an empty
@@ -487,11 +578,15 @@ class EngineMachine(RuleBasedStateMachine):
             return
         failed = any(s.state == "discarded" and not s.contained for s in run.steps.values())
         run.state = "failed" if failed else "completed"
-        if not failed:
-            # Its leaves (no node depends on them) that completed; a skipped one is absent.
-            inner = {d for s in run.steps.values() for d in s.node.deps}
-            run.output = {n: s.output for n, s in run.steps.items() if n not in inner and s.state == "completed"}
-        self._tell_parent(run)
+        if failed:  # _end_run: the runs awaiting it, then its parent
+            self._notify_awaiters(run)
+            self._tell_parent(run)
+            return
+        # Its leaves (no node depends on them) that completed; a skipped one is absent.
+        inner = {d for s in run.steps.values() for d in s.node.deps}
+        run.output = {n: s.output for n, s in run.steps.items() if n not in inner and s.state == "completed"}
+        self._tell_parent(run)  # _finish_runs: its parent, then the runs awaiting it
+        self._notify_awaiters(run)
 
     def _tell_parent(self, child: MRun) -> None:
         """A child run ended from below: its node completes, or is discarded (child_failed)."""
@@ -524,6 +619,7 @@ class EngineMachine(RuleBasedStateMachine):
         for s in run.all_steps():
             if s.state in LIVE:
                 self._cancel_step(s)
+        self._notify_awaiters(run)
 
     def _discard(self, run: MRun, step: MStep, kind: str, error: str | None = None) -> None:
         step.state, step.owner, step.error_kind, step.error = "discarded", None, kind, error
@@ -606,15 +702,50 @@ class EngineMachine(RuleBasedStateMachine):
     # -- rules ---------------------------------------------------------------
 
     @rule(data=st.data(), tenant=st.sampled_from(TENANTS), go=st.booleans(),
-          items=st.one_of(*(st.lists(st.integers(0, 9), min_size=k, max_size=k) for k in (1, 2, 3, 0)), st.none()))
-    def submit(self, data: st.DataObject, tenant: str, go: bool, items: list[int] | None) -> None:
-        """A run whose input has the flag the conditions test and, or not, the list its maps go over."""
-        wf = data.draw(st.sampled_from(self.workflows), label="workflow")
+          items=st.one_of(*(st.lists(st.integers(0, 9), min_size=k, max_size=k) for k in (1, 2, 3, 0)), st.none()),
+          debounce=st.sampled_from([None, None, None, "d1", "d2"]))
+    def submit(self, data: st.DataObject, tenant: str, go: bool, items: list[int] | None,
+               debounce: str | None) -> None:
+        """A run whose input has the flag the conditions test and, or not, the list its maps go over and,
+        or not, the id of a run of the model (live or ended) its await nodes await."""
+        # Those with an event or await node first (hypothesis's simplest draw): the schedule's runs, whose
+        # input is {}, only ever discard them (bad_input).
+        wf = data.draw(st.sampled_from(sorted(self.workflows, key=lambda w: all(
+            n.kind not in ("event", "await") for n in w.nodes))), label="workflow")
         input: dict[str, Any] = {"tenant": tenant, "go": go}
         if items is not None:
             input["items"] = items
+        # Most often (hypothesis's simplest draw) the newest run, which is likeliest to be live.
+        if self.model and not data.draw(st.booleans(), label="no awaits"):
+            input["awaits"] = str(data.draw(st.sampled_from(self._runs()[::-1]), label="awaits"))
+        if debounce is not None:
+            self._debounced(wf, tenant, input, debounce)
+            return
         run_id = self.client.submit(wf.name, input)
         self._add_run(run_id, wf, tenant, input)
+
+    def _debounced(self, wf: WorkflowDef, tenant: str, input: dict[str, Any], key: str) -> None:
+        """SPEC 17: the newest running run of the workflow and key, when none of its steps has been claimed,
+        takes the input (what it reached at its submit stays, its buckets too) and its available root tasks
+        are due a debounce (LATER) from now; otherwise a new run whose tasks are due a debounce from now."""
+        newest = [self.model[r] for r in self.order if self.model[r].workflow is wf
+                  and self.model[r].debounce_key == key and self.model[r].state == "running"][-1:]
+        if newest:  # the same tenant: the limit buckets (and a child run's) are not what this test asks
+            tenant = input["tenant"] = newest[0].tenant
+        run_id = self.client.submit(wf.name, input, debounce_key=key, debounce=LATER)
+        if newest and not any(s.attempt > 0 or s.state == "running" for s in newest[0].all_steps()):
+            event("debounced submit folded")
+            m = newest[0]
+            assert run_id == m.id, f"a debounced submit made run {run_id}, the model says it folds into {m.id}"
+            m.input = input
+            for s in m.steps.values():
+                if s.state == "available" and not s.node.deps:
+                    s.due_epoch = self.epoch + 1
+            return
+        run = self._new_run(wf, tenant, input)
+        run.debounce_key, run.not_before = key, self.epoch + 1
+        self._bind(run, run_id)
+        self._advance(run)
 
     def _has_available(self) -> bool:
         return any(s.state == "available" for _, s in self.by_step.values())
@@ -936,6 +1067,59 @@ class EngineMachine(RuleBasedStateMachine):
         else:
             m.signals[name] += 1
 
+    @rule(data=st.data(), as_list=st.booleans())
+    def emit_event(self, data: st.DataObject, as_list: bool) -> None:
+        """SPEC 17: every event node waiting on the key (one that some node waits on, often) completes with
+        the payload (a list, or not: a map over it makes items) and their runs advance, in run-id order; a
+        node reached later sees it if its run was made no later."""
+        awaited = sorted({s.event_key for r in self.model.values() for s in r.steps.values()
+                          if s.kind == "event" and s.state == "waiting" and s.event_key is not None})
+        any_key: bool = data.draw(st.booleans(), label="any key")
+        keys = awaited if awaited and not any_key else list(EMITTED)
+        key = data.draw(st.sampled_from(keys), label="key")
+        payload: Any = [len(self.events)] if as_list else {"ev": len(self.events)}
+        waiting = [(r, s) for r in self.model.values() for s in r.steps.values()
+                   if s.kind == "event" and s.state == "waiting" and s.event_key == key]
+        assert self.client.emit_event(key, payload) == len(waiting)
+        event(f"emit_event completed {min(len(waiting), 2)}+ nodes")
+        self.events.append((key, payload))
+        self.emitting = True
+        try:
+            for _, s in waiting:
+                s.state, s.output = "completed", payload
+            for r in self._by_id({r for r, _ in waiting}):
+                self._advance(r)
+        finally:
+            self.emitting = False
+
+    @precondition(lambda self: bool(self.model))
+    @rule(data=st.data())
+    def rerun(self, data: st.DataObject) -> None:
+        """SPEC 17: a new run of an ended run's workflow and input; with a node, those neither it nor
+        downstream of it that completed start completed with their outputs. A live run: 55000."""
+        run = data.draw(st.sampled_from(self._runs()), label="run")
+        m = self.model[run]
+        node = data.draw(st.sampled_from([None, *m.steps]), label="from_node")
+        if m.live:
+            with pytest.raises(errors.WrongState):
+                self.client.rerun(run, node)
+            return
+        new_id = self.client.rerun(run, node, "test")
+        event(f"rerun of a {m.state} run, from a node: {node is not None}")
+        new = self._new_run(m.workflow, m.tenant, m.input)
+        if node is not None:
+            again, todo = set(), [node]
+            while todo:
+                name = todo.pop()
+                if name not in again:
+                    again.add(name)
+                    todo.extend(d.node.name for d in new.dependents(name))
+            for name, s in new.steps.items():
+                if name not in again and m.steps[name].state == "completed":
+                    s.state, s.output = "completed", m.steps[name].output
+        self._bind(new, new_id)
+        self._advance(new)
+
     def _retry(self, run: UUID, data: st.DataObject, more: int) -> None:
         m = self.model[run]
         discarded = sorted(n for n, s in m.steps.items() if s.state == "discarded")
@@ -1044,6 +1228,11 @@ class EngineMachine(RuleBasedStateMachine):
             want = {"reason": "sleeping"}
         elif step.state == "waiting" and step.kind == "wait":
             want = {"reason": "waiting_signal", "signal": step.node.signal}
+        elif step.state == "waiting" and step.kind == "event":
+            want = {"reason": "waiting_event", "key": step.event_key}
+        elif step.state == "waiting" and step.kind == "await":
+            assert step.awaits is not None
+            want = {"reason": "waiting_run", "run_id": str(step.awaits.id)}
         elif step.state == "waiting":
             assert step.child is not None
             want = {"reason": "waiting_child", "child_run_id": str(step.child.id)}
