@@ -425,19 +425,8 @@ class Workflow:
         ``limits`` is refused (``ValueError``). ``when``, ``unless`` and
         ``on_dep_skipped`` as for :meth:`step`."""
         _no_limits("wait", name, limits)
-        node = Node(
-            name=name,
-            kind="wait",
-            deps=tuple(_dep_name(d) for d in deps),
-            signal=signal or name,
-            max_wait=None if max_wait is None else format_interval(max_wait),
-            on_dep_failure=on_dep_failure,
-            when=when,
-            unless=unless,
-            on_dep_skipped=on_dep_skipped,
-        )
-        self._add(node)
-        return node
+        return self._waiting_node("wait", name, deps, max_wait, on_dep_failure, when, unless, on_dep_skipped,
+                                  signal=signal or name)
 
     def child(
         self,
@@ -457,18 +446,8 @@ class Workflow:
         ``when``, ``unless`` and ``on_dep_skipped`` as for :meth:`step`."""
         _no_limits("child", name, limits)
         wf_name = workflow if isinstance(workflow, str) else workflow.name
-        node = Node(
-            name=name,
-            kind="child",
-            deps=tuple(_dep_name(d) for d in deps),
-            workflow=wf_name,
-            max_wait=None if max_wait is None else format_interval(max_wait),
-            on_dep_failure=on_dep_failure,
-            when=when,
-            unless=unless,
-            on_dep_skipped=on_dep_skipped,
-        )
-        self._add(node)
+        node = self._waiting_node("child", name, deps, max_wait, on_dep_failure, when, unless, on_dep_skipped,
+                                  workflow=wf_name)
         if isinstance(workflow, Workflow):
             self._children[workflow.name] = workflow
         return node
@@ -523,19 +502,8 @@ class Workflow:
         earliest event of that key emitted since its run began
         (:meth:`Client.emit_event <cyclone_py.client.Client.emit_event>`), at
         once or when it comes. ``max_wait`` bounds the wait."""
-        node = Node(
-            name=name,
-            kind="event",
-            deps=tuple(_dep_name(d) for d in deps),
-            key=key,
-            max_wait=None if max_wait is None else format_interval(max_wait),
-            on_dep_failure=on_dep_failure,
-            when=when,
-            unless=unless,
-            on_dep_skipped=on_dep_skipped,
-        )
-        self._add(node)
-        return node
+        return self._waiting_node("event", name, deps, max_wait, on_dep_failure, when, unless, on_dep_skipped,
+                                  key=key)
 
     def await_run(
         self,
@@ -552,10 +520,23 @@ class Workflow:
         the path ``run`` (``"deps.start_export.run_id"``) and ends with that
         run: its output when it completes, discarded (``awaited_run_failed``)
         when it fails or is cancelled. ``max_wait`` bounds the wait."""
+        return self._waiting_node("await", name, deps, max_wait, on_dep_failure, when, unless, on_dep_skipped,
+                                  run=run)
+
+    def _waiting_node(self, kind: str, name: str, deps: Iterable[DepRef], max_wait: Interval | None,
+                      on_dep_failure: str, when: Mapping[str, Any] | None, unless: Mapping[str, Any] | None,
+                      on_dep_skipped: str, *, signal: str | None = None, workflow: str | None = None,
+                      key: str | None = None, run: str | None = None) -> Node:
+        """Add a node that waits for something outside its run: a signal
+        (wait), a child run (child), an event (event) or another run (await),
+        with the options they share."""
         node = Node(
             name=name,
-            kind="await",
+            kind=kind,
             deps=tuple(_dep_name(d) for d in deps),
+            signal=signal,
+            workflow=workflow,
+            key=key,
             run=run,
             max_wait=None if max_wait is None else format_interval(max_wait),
             on_dep_failure=on_dep_failure,
