@@ -2,6 +2,7 @@
 # Install what `make test` / `make demo` need on Debian 12, then the Python venv.
 # plproxy: the router of a sharded deployment (docs/scaling.md); graphviz: the console's DAG pictures (dot); chromium: its browser tests, which
 # Playwright drives as /usr/bin/chromium (no browser is downloaded); nodejs and npm: the TypeScript worker (clients/typescript).
+# faketime (and its libfaketime): workers whose clock runs ahead of or behind the database's (tests/test_clock_skew.py).
 # Idempotent and quiet: a second run installs nothing.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -9,7 +10,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 DEB_PACKAGES=(
   postgresql-15 postgresql-15-pgtap libtap-parser-sourcehandler-pgtap-perl sqitch libdbd-pg-perl
   postgresql-15-cron postgresql-15-plpgsql-check postgresql-15-plproxy python3.11 python3.11-venv
-  graphviz chromium fonts-dejavu-core
+  graphviz chromium fonts-dejavu-core faketime
 )
 
 missing=()
