@@ -96,14 +96,19 @@ def new_token() -> str:
 
 
 def bind(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host:port``; closed again when it cannot be had (the error is raised)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     # IPPROTO_TCP named, not 0: asyncio sets TCP_NODELAY only on sockets whose
     # proto says TCP, and without it every keep-alive answer waited ~40 ms (Nagle).
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
-    sock.listen(128)
-    sock.set_inheritable(True)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(128)
+        sock.set_inheritable(True)
+    except BaseException:
+        sock.close()  # an address in use, a privileged port, an unknown host: the caller gets the error, not the fd
+        raise
     return sock
 
 
