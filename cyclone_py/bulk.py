@@ -3,10 +3,11 @@
 :func:`dead_letters` reads the dead-letter queue page by page (``Client.dead_letters``, a keyset over
 ``cyclone_v_dlq``) by workflow, error kind and age, and folds a map's discarded items into their map:
 an item is never retried alone (``cyclone.retry`` reopens a map with its items), so a map whose items
-are dead letters is one :class:`Target`. :func:`retry_each` calls ``Client.retry`` once a target, as the
-console's bulk retry of dead letters does, and collects each refusal (a step retried meanwhile, a
-cancelled run) instead of stopping at it. Every rule is the engine's: this module only chooses and
-counts. ``cyclone dlq retry`` is its face.
+are dead letters is one :class:`Target`; :func:`chosen` makes targets of steps a person picked (the
+console's checkboxes). :func:`retry_each` calls ``Client.retry`` once a target and collects each refusal
+(a step retried meanwhile, a cancelled run) instead of stopping at it. Every rule is the engine's: this
+module only chooses and counts. ``cyclone dlq retry`` and the console's "Retry selected" are its faces:
+one loop for both.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from uuid import UUID
 from cyclone_py import errors
 from cyclone_py.client import PAGE_LIMIT, Client, Cursor
 
-__all__ = ["Retried", "Target", "dead_letters", "retry_each", "runs_of"]
+__all__ = ["Retried", "Target", "chosen", "dead_letters", "retry_each", "runs_of"]
 
 #: Past every step id: a cursor at ``(t, LAST_ID)`` starts a page at the dead letters discarded at ``t`` or before.
 LAST_ID = 2**63 - 1
@@ -27,13 +28,15 @@ LAST_ID = 2**63 - 1
 
 @dataclass(frozen=True)
 class Target:
-    """A discarded step to retry: a run's node (a map's node for its items)."""
+    """A discarded step to retry: a run's node (a map's node for its items). ``workflow``,
+    ``error_kind`` and ``discarded_at`` are what :func:`dead_letters` read (None for a step
+    :func:`chosen` names: a person picked it)."""
 
     run_id: UUID
     node: str
-    workflow: str
-    error_kind: str | None
-    discarded_at: datetime | None
+    workflow: str | None = None
+    error_kind: str | None = None
+    discarded_at: datetime | None = None
     #: Dead letters among its map's items that chose it (0: the step itself was chosen).
     items: int = 0
 
@@ -74,6 +77,12 @@ def dead_letters(client: Client, *, workflow: str | None = None, error_kind: str
             targets[key] = Target(seen.run_id, seen.node, seen.workflow, seen.error_kind, seen.discarded_at,
                                   seen.items + 1)
     return list(targets.values())
+
+
+def chosen(steps: Iterable[tuple[UUID, str]]) -> list[Target]:
+    """The steps a person picked, as (run, node), each once in the order given: two of a map's items
+    (their node is the map's) are one retry of their map."""
+    return [Target(run_id, node) for run_id, node in dict.fromkeys(steps)]
 
 
 def runs_of(targets: Iterable[Target]) -> int:

@@ -272,12 +272,32 @@ def test_bulk_retry_of_dead_letters_is_one_retry_per_step_with_a_result_per_row(
                           done.text, re.DOTALL)
         assert [(r[0], r[2]) for r in rows] == [("ok", "retried"), ("ok", "retried"),
                                                 ("refused", f"run {missing} not found")]
+        # bulk.py's loop, as cyclone dlq retry's: a step picked twice (a map's items share its node) is one retry.
+        third = run_to(client, "shop", "charge")
+        once = h.post("/dead-letters/retry", data={"csrf": token, "step": [f"{third}:charge"] * 2})
+        assert once.status_code == 200 and "retried 1 of 1" in once.text
+        assert [a.action for a in client.audit(third)] == ["retry"]
         refused(h.post("/dead-letters/retry", data={"csrf": token}), 400, "no dead letter selected")
         refused(h.post("/dead-letters/retry", data={"csrf": token, "step": "nonsense"}), 400, "RUN_ID:NODE")
         many = {"csrf": token, "step": [f"{failed}:n{i}" for i in range(501)]}
         refused(h.post("/dead-letters/retry", data=many), 400, "at most 500")
     assert [a.reason for a in client.audit(failed)] == ["bulk"]
     assert [a.reason for a in client.audit(second)] == ["bulk"]
+
+
+def test_a_step_past_its_maximum_reads_as_reopened_as_in_the_cli(dsn: str, client: Client, failed: uuid.UUID,
+                                                                  start_ui: type[UI]) -> None:
+    """Issue 36: a retry without additional attempts gives a step that used them all one more execution and
+    keeps its max_attempts; the pages said 2 / 1, the CLI says 2 of 1 (reopened) (formatting.fmt_attempts)."""
+    client.retry(failed, "charge")
+    [step] = [s for s in client.claim("w1", None, 10, 30.0) if s.run_id == failed]
+    client.fail(step.step_id, "w1", step.lease_generation, "declined again", "error")
+    ui = start_ui(dsn)
+    with http(ui) as h:
+        run_page, letters = h.get(f"/runs/{failed}").text, h.get("/dead-letters").text
+    for page in (run_page, letters):
+        assert "<td>2 of 1 (reopened)</td>" in page and "2 / 1" not in page
+    assert "<td>1/1</td>" in run_page  # fetch, within its maximum
 
 
 @pytest.fixture

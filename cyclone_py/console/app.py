@@ -55,12 +55,13 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from cyclone_py import errors
+from cyclone_py.bulk import chosen, retry_each
 from cyclone_py.client import Client, Cursor, Page
 from cyclone_py.console.graph import GraphNode, Layouts, condition_label
 from cyclone_py.console.overview import MINUTES, NEWEST_DEAD, SPARK_HEIGHT, form_time, utc_iso, window
 from cyclone_py.console.overview import build as build_overview
 from cyclone_py.console.timeline import build as build_timeline
-from cyclone_py.formatting import explain_text, fmt_duration, fmt_step, fmt_time
+from cyclone_py.formatting import explain_text, fmt_attempts, fmt_duration, fmt_step, fmt_time
 from cyclone_py.vocabulary import DISCARD_KINDS, LIVE_RUN_STATES, RUN_STATES, TERMINAL_STEP_STATES
 
 #: Bytes a request body may have (a signal's payload is the largest field).
@@ -294,6 +295,8 @@ def _environment() -> Environment:
     env.filters["delta"] = partial(fmt_duration, empty="", full=True)
     env.filters["glance"] = partial(fmt_duration, empty="")  # a duration at a glance: 4m05s
     env.filters["step"] = lambda s: fmt_step(s.node, s.item_index)  # a step row as the faces name it
+    # A step's attempt as the CLI says it: 2/5, or 6 of 5 (reopened) after a retry without more attempts.
+    env.filters["attempts"] = lambda s: fmt_attempts(s.attempt, s.max_attempts)
     env.filters["payload"] = Payload.of
     env.filters["compact"] = compact
     env.filters["error_text"] = ErrorText.of
@@ -558,14 +561,11 @@ class Console:
                 raise BadRequest("a selected dead letter is RUN_ID:NODE")
             rid, _, node = value.partition(":")
             targets.append((run_id(rid), text(node, "the node", limit=200) or ""))
-        client = self.acting(ctx)
-        results = []
-        for rid_, node in targets:
-            try:
-                client.retry(rid_, node, more, reason)
-                results.append((rid_, node, True, "retried"))
-            except errors.CycloneError as exc:
-                results.append((rid_, node, False, exc.message))
+        # bulk.py's loop, as cyclone dlq retry's: one retry a step (a map's items picked twice are one retry of
+        # their map), each refusal kept with its row; a database gone or a role without the grant is the page's.
+        retried = retry_each(self.acting(ctx), chosen(targets), additional_attempts=more, reason=reason)
+        results = [(r.target.run_id, r.target.node, r.ok, "retried" if r.error is None else r.error.message)
+                   for r in retried]
         done = sum(1 for r in results if r[2])
         ctx.notice = f"retried {done} of {len(results)}"
         ctx.notice_ok = done == len(results)
