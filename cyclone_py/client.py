@@ -1730,19 +1730,21 @@ class Client:
 
     def run_failures(self, run_ids: Sequence[RunId], *, chars: int = 2000) -> dict[UUID, RunFailure]:
         """The failing step of each of these runs that has one, with its error's
-        last ``chars`` characters, in one statement: its earliest discarded step
-        (``cyclone_v_steps``; a map's item never: its map is the failing step),
-        the one ``cyclone.get_run`` names but for a discard a ``cancel_branch``
-        contained, which the view does not show."""
+        last ``chars`` characters, in one statement: the step ``cyclone.get_run``
+        names, its earliest discarded step that is not a map's item (its map
+        is the failing step) and whose discard was not ``contained`` by
+        ``cancel_branch`` dependents (it did not fail the run). Read from
+        ``cyclone_steps`` (granted to clients as the view is), which has the
+        ``contained`` column ``cyclone_v_steps`` leaves out."""
         ids = [_uuid(r) for r in run_ids]
         if not ids:
             return {}
         rows = self._rows(
             RunFailure,
             "SELECT DISTINCT ON (run_id) run_id, node, error_kind, right(error, %(chars)s) AS error, "
-            "coalesce(length(error), 0) AS length FROM cyclone.cyclone_v_steps "
+            "coalesce(length(error), 0) AS length FROM cyclone.cyclone_steps "
             "WHERE run_id = ANY (%(ids)s::uuid[]) AND state = 'discarded' AND item_index IS NULL "
-            "ORDER BY run_id, completed_at, id",
+            "AND NOT contained ORDER BY run_id, finished_at, id",
             {"ids": ids, "chars": max(0, int(chars))},
         )
         return {r.run_id: r for r in rows}

@@ -165,6 +165,37 @@ def test_run_steps_have_edges_kinds_and_payloads(client: Client) -> None:
     assert client.lease_holders() == []
 
 
+def test_run_failures_name_the_step_that_failed_the_run_not_a_contained_discard(client: Client) -> None:
+    """Issue 36: the runs list's failing step was the run's earliest discarded step, even one whose discard
+    cancel_branch dependents contained (it did not fail the run); it is now get_run's: the one that did."""
+    wf = Workflow("contained", max_attempts=1)
+
+    @wf.step()
+    def optional(ctx: object) -> None:
+        return None
+
+    @wf.step(deps=[optional], on_dep_failure="cancel_branch")
+    def extra(ctx: object) -> None:
+        return None
+
+    @wf.step()
+    def charge(ctx: object) -> None:
+        return None
+
+    _define(client, wf)
+    run = client.submit("contained")
+    steps = {s.node: s for s in _claim_all(client) if s.run_id == run}
+    assert client.fail(steps["optional"].step_id, "w1", steps["optional"].lease_generation, "meh",
+                       "error") == "discarded"
+    client.advance_time(1)
+    assert client.fail(steps["charge"].step_id, "w1", steps["charge"].lease_generation, "card declined",
+                       "timeout") == "discarded"
+    failed = client.get_run(run)
+    assert (failed.state, failed.error) == ("failed", "card declined")
+    [failure] = client.run_failures([run]).values()
+    assert (failure.node, failure.error_kind, failure.error) == ("charge", "timeout", "card declined")
+
+
 def test_acting_as_names_the_actor_in_the_actions_transaction_only(dsn: str) -> None:
     with Client(dsn, min_size=1, max_size=1) as client:  # one connection: a leaked setting would show
         _define(client, _one("a"))
