@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import io
+import json
 import socket
 import subprocess
 import sys
@@ -130,6 +131,33 @@ def test_dlq_retry_brings_a_maps_items_back_with_it_and_names_each_refusal(
     assert line.startswith(f"cyclone: run {runs['thumbs_collect']}, node resize: wrong state: ")
     assert "is not discarded (state=completed)" in line
     assert step_of(client, runs["thumbs_fail"], "resize").state == "waiting", "the failed map is back, with its items"
+
+
+# -- cyclone audit ----------------------------------------------------------------------
+
+
+def test_audit_lists_who_did_what_to_a_run_and_from_where(invoke: Callable[..., Result], client: Client) -> None:
+    """Issue 36: every operator action and signal records who and from where (the session's application_name:
+    cyclone-cli for the CLI), and the payload's size; ``cyclone audit RUN`` lists them."""
+    client.define_workflow("gate", {"nodes": [{"name": "approval", "kind": "wait", "signal": "go"}]})
+    run = client.submit("gate")
+    ok(invoke("pause", str(run)))
+    ok(invoke("resume", str(run)))
+    ok(invoke("signal", str(run), "go", "--payload", '{"ok": true}'))
+    client.acting_as("ann").cancel(client.submit("gate"), "dup")  # another run: not listed
+    role = client._value("SELECT session_user")
+    lines = ok(invoke("audit", str(run))).splitlines()
+    assert lines[0].split() == ["AT", "WHAT", "REASON", "BY,", "FROM", "WHERE"]
+    rows = json.loads(ok(invoke("audit", str(run), "--json")))
+    actor = f"{role} from cyclone-cli"
+    assert [(r["action"], r["node"], r["actor"]) for r in rows] == [
+        ("pause", None, actor), ("resume", None, actor), ("signal", "go", actor)]
+    size = rows[-1]["detail"]["payload_bytes"]
+    assert list(rows[-1]["detail"]) == ["payload_bytes"] and size > 0
+    for line, what in zip(lines[1:], ["pause", "resume", f"signal go ({size} bytes)"], strict=True):
+        assert f"  {what}  " in line and line.split()[-4:] == ["-", *actor.split()], line
+    none = invoke("audit", str(client.submit("gate")))
+    assert none.exit_code == 0 and none.stderr == "no audit rows for this run\n"
 
 
 # -- cyclone ui -----------------------------------------------------------------------

@@ -205,10 +205,11 @@ def test_acting_as_names_the_actor_in_the_actions_transaction_only(dsn: str) -> 
         client.pause(second)
         client.acting_as("bob").resume(first)
         client.acting_as(None).cancel(second, "x")
+        # Who, via the role, from where: the Python client's application_name, 'cyclone' (issue 36).
         assert [(a.action, a.actor) for a in client.audit(first)] == [
-            ("pause", f"alice via {role}"), ("resume", f"bob via {role}")]
+            ("pause", f"alice via {role} from cyclone"), ("resume", f"bob via {role} from cyclone")]
         assert [(a.action, a.actor, a.reason) for a in client.audit(second)] == [
-            ("pause", role, None), ("cancel", role, "x")]
+            ("pause", f"{role} from cyclone", None), ("cancel", f"{role} from cyclone", "x")]
         # A refused action names no one and leaves nothing behind.
         with pytest.raises(errors.WrongState):
             client.acting_as("carol").retry(first, "work")

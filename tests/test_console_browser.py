@@ -464,7 +464,7 @@ def test_a_signal_is_in_the_audit_trail_with_its_size_and_who_sent_it(
     size, actor = sql_value(dsn, "SELECT ((detail->>'payload_bytes')::int, actor) FROM cyclone.cyclone_v_audit "
                                  "WHERE run_id = %s", run)
     size = int(size)
-    assert actor.startswith(getpass.getuser() + " via ")
+    assert actor.startswith(getpass.getuser() + " via ") and actor.endswith(" from cyclone-ui")  # who, from where
     expect(row.locator("td.what")).to_have_text(f"signal approve ({size} bytes)")
     expect(row.locator("td").nth(3)).to_have_text(actor)
     expect(page.locator("#audit")).not_to_contain_text("hunter2")

@@ -245,7 +245,7 @@ def test_each_action_calls_its_function_and_names_the_actor(dsn: str, client: Cl
         assert client.get_run(third).state == "cancelled"
         gone = h.post(f"/runs/{uuid.uuid4()}/cancel", data={"csrf": token})
         assert gone.status_code == 404 and "not found" in gone.text
-    actor = f"{__import__('getpass').getuser()} via {role}"
+    actor = f"{__import__('getpass').getuser()} via {role} from cyclone-ui"  # who, the role, from where
     assert [(a.action, a.reason, a.actor) for a in client.audit(failed)] == [("retry", "card <b>fixed</b>", actor)]
     # The console's signal is audited with who sent it and its payload's size (issue 36).
     assert [(a.action, a.node, a.actor) for a in client.audit(other)] == [
@@ -367,7 +367,7 @@ def test_cyclone_ui_token_names_the_actor_and_a_trusted_proxy_header_does_too(
     with http(ui, headers={"Authorization": f"Bearer {secret}"}) as h:
         token = csrf_of(h.get(f"/runs/{failed}"))
         assert h.post(f"/runs/{failed}/retry", data={"csrf": token, "node": "charge"}).status_code == 200
-    assert [a.actor for a in client.audit(failed)] == [f"alice via {role}"]
+    assert [a.actor for a in client.audit(failed)] == [f"alice via {role} from cyclone-ui"]
 
     ui2 = start_ui(dsn, "--allow-actions", "--proxy-user-header", "X-Forwarded-User")
     other = client.submit("approval")
@@ -376,7 +376,7 @@ def test_cyclone_ui_token_names_the_actor_and_a_trusted_proxy_header_does_too(
         h.headers["X-Forwarded-User"] = "carol@example"
         token = csrf_of(h.get(f"/runs/{other}"))
         assert h.post(f"/runs/{other}/pause", data={"csrf": token}).status_code == 200
-    assert [a.actor for a in client.audit(other)] == [f"carol@example via {role}"]
+    assert [a.actor for a in client.audit(other)] == [f"carol@example via {role} from cyclone-ui"]
 
 
 def test_the_token_is_never_logged(dsn: str, start_ui: type[UI]) -> None:
@@ -772,7 +772,7 @@ def test_rerun_is_offered_on_a_finished_runs_page_only_with_actions_and_redirect
     assert client.get_run_row(new).rerun_of == failed
     assert {s.node: s.state for s in client.steps(new)}["fetch"] == "completed"
     assert {s.node: s.state for s in client.steps(new)}["charge"] == "available"
-    actor = f"{__import__('getpass').getuser()} via {role}"
+    actor = f"{__import__('getpass').getuser()} via {role} from cyclone-ui"  # who, the role, from where
     assert [(a.action, a.node, a.reason, a.actor) for a in client.audit(new)] == [
         ("rerun", "charge", "<b>fixed</b>", actor)]
     assert len(client.list_runs(workflow="shop")) == 2 and client.audit(failed) == []
@@ -842,7 +842,7 @@ def test_the_audit_trail_words_a_signal_and_a_rerun(dsn: str, client: Client, st
     [(size,)] = [(a.detail["payload_bytes"],) for a in client.audit(run)]
     role = client._value("SELECT session_user")
     assert ('<td class="what">signal <strong class="signal">&lt;b&gt;ok&lt;/b&gt;</strong> '
-            f'({size} bytes)</td><td></td><td>{role}</td>') in page
+            f'({size} bytes)</td><td></td><td>{role} from cyclone</td>') in page  # sent by the Python client
     trail = page[page.index('<table class="list" id="audit">'):]
     assert "alert(" not in trail[:trail.index("</table>")]  # a signal's payload is never in the trail
     assert (f'<td class="what">rerun of <a class="run-id" href="/runs/{run}">{run}</a></td>'

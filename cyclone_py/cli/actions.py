@@ -1,5 +1,6 @@
 """The operator's actions on a run: ``cyclone retry``, ``cancel``, ``pause``,
-``resume``, ``signal`` and ``rerun``; each is one SQL function, refused in one line."""
+``resume``, ``signal`` and ``rerun``; each is one SQL function, refused in one line.
+``cyclone audit`` lists what was done to a run: who, from where, and why."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ from uuid import UUID
 
 import click
 
-from cyclone_py.cli.common import JSON, RUN_ID, Settings, fail, pass_settings
-from cyclone_py.client import Client
+from cyclone_py.cli.common import JSON, RUN_ID, Settings, fail, json_option, pass_settings
+from cyclone_py.cli.output import as_dict, echo_json, echo_table
+from cyclone_py.client import AuditRow, Client
 from cyclone_py.vocabulary import TERMINAL_RUN_STATES
 
 
@@ -126,4 +128,38 @@ def rerun(settings: Settings, run_id: UUID, from_node: str | None, reason: str |
     click.echo(settings.client().rerun(run_id, from_node, reason))
 
 
-COMMANDS = (retry, cancel, pause, resume, signal, rerun)
+def audit_what(row: AuditRow) -> str:
+    """What an audit row did, in the console's words: ``signal approve (23 bytes)``, ``rerun from b of RUN``,
+    ``retry charge``. A signal's payload is never in the trail, only its size."""
+    detail = row.detail if isinstance(row.detail, dict) else {}
+    if row.action == "signal":
+        size = detail.get("payload_bytes")
+        return f"signal {row.node}" + (f" ({size} byte{'' if size == 1 else 's'})" if isinstance(size, int) else "")
+    if row.action == "rerun":
+        return "rerun" + (f" from {row.node}" if row.node else "") + (
+            f" of {detail['rerun_of']}" if isinstance(detail.get("rerun_of"), str) else "")
+    return row.action + (f" {row.node}" if row.node else "")
+
+
+@click.command("audit")
+@click.argument("run_id", type=RUN_ID)
+@json_option
+@pass_settings
+def audit(settings: Settings, run_id: UUID, as_json: bool) -> None:
+    """What was done to RUN_ID, oldest first (cyclone_v_audit).
+
+    Each retry, cancel, pause, resume and rerun, and each signal (its name
+    and payload's size, never its content): when, why (--reason), and by
+    whom from where: 'alice via ROLE from cyclone-ui' (a person the console
+    names, the database role, the session's application_name: cyclone-cli,
+    cyclone-ui, psql...).
+    """
+    rows = settings.client().audit(run_id)
+    if as_json:
+        echo_json([as_dict(r) for r in rows])
+        return
+    echo_table(["at", "what", "reason", "by, from where"],
+               [(r.at, audit_what(r), r.reason or "-", r.actor) for r in rows], empty="no audit rows for this run")
+
+
+COMMANDS = (retry, cancel, pause, resume, signal, rerun, audit)

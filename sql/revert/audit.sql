@@ -1,17 +1,35 @@
--- Revert cyclone:audit to 0.17.0: the definitions 0.17.0 deployed of every function, view and trigger
--- that the 0.18.0 deploy re-creates, with their comments, read from a database at @v0.17.0 (0.17.0's
--- deploy scripts held only what each release changed, so no one earlier script has them all).
+-- Revert cyclone:audit to its previous version: the deploy script it had before
+-- (sql/deploy/audit@v0.22.0.sql), and a drop of each function the new version added.
 BEGIN;
 
+-- sql/engine/04_audit.sql: change `audit` — who acted, for the operator audit trail (SPEC 9).
+-- Owns: _actor(), the default of cyclone_audit.actor. (The change's view, cyclone_v_audit, is in
+-- 15_views.sql with the other views.)
+-- Requires: 00_schema.sql. It loads before the tables because cyclone_audit.actor's default calls it
+-- (10_runs_tables.sql).
+-- Called by: nobody directly: the operator actions (retry, retry_all, cancel, pause, resume; 29_operator.sql)
+-- insert into cyclone_audit without an actor, and the default names who acted. A face (the web console, the
+-- CLI) names the person for one transaction with set_config('cyclone.actor', 'alice', true) before the action;
+-- the row then says 'alice via console_role'. Without the setting it is the session's role alone.
+-- This file is the change's complete current source; edit it here and ship it with
+-- `make rework CHANGE=audit NOTE="..."` (docs/architecture.md, Changing the engine).
+
+-- The actor of an audit row: the transaction's cyclone.actor (trimmed, control characters dropped, at most 200
+-- characters) 'via' session_user, or session_user alone when the setting is missing or empty. session_user,
+-- not current_user: inside the SECURITY DEFINER operator functions current_user is the owner, while
+-- session_user is the role that logged in. Any role may set cyclone.actor, so the role is always recorded
+-- beside it. Internal: granted to no role; STABLE, as it reads a setting.
 CREATE OR REPLACE FUNCTION cyclone._actor()
- RETURNS text
- LANGUAGE sql
- STABLE
+RETURNS text
+LANGUAGE sql
+STABLE
 AS $$
     SELECT CASE WHEN n.name IS NULL THEN session_user::text ELSE format('%s via %s', n.name, session_user) END
       FROM (SELECT nullif(left(btrim(regexp_replace(coalesce(current_setting('cyclone.actor', true), ''),
                                                     '[\x01-\x1f\x7f-\x9f]', '', 'g')), 200), '') AS name) n
 $$;
-COMMENT ON FUNCTION cyclone._actor() IS 'cyclone_audit.actor''s default: the cyclone.actor setting of the transaction via session_user, or session_user.';
+COMMENT ON FUNCTION cyclone._actor() IS
+    'cyclone_audit.actor''s default: the cyclone.actor setting of the transaction via session_user, or session_user.';
+REVOKE ALL ON FUNCTION cyclone._actor() FROM PUBLIC;
 
 COMMIT;

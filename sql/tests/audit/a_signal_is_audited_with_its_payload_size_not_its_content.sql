@@ -2,6 +2,9 @@
 -- signal's name, who sent it (actor), and detail {"payload_bytes": n}, never the payload itself. A signal
 -- answered false changed nothing and is not audited.
 BEGIN;
+-- A session that names no application: the actor alone (where an action came from:
+-- names_where_the_action_came_from_by_application_name.sql).
+SET LOCAL application_name = '';
 SELECT plan(5);
 
 SELECT cyclone_test.define('gate', '[{"name": "approve", "kind": "wait"}, {"name": "later", "kind": "wait", "deps": ["approve"]}]');

@@ -1,6 +1,9 @@
 -- cyclone_v_audit shows the trail (what, when, why, who) to cyclone_client and
 -- cyclone_admin; the table itself stays the admin's, and workers read neither.
 BEGIN;
+-- A session that names no application: the actor alone (where an action came from:
+-- names_where_the_action_came_from_by_application_name.sql).
+SET LOCAL application_name = '';
 SELECT plan(6);
 
 SELECT ok(has_table_privilege('cyclone_client', 'cyclone.cyclone_v_audit', 'SELECT'), 'a client reads the view');

@@ -2,6 +2,9 @@
 -- dropped (a name cannot forge a second line in a log of the trail) and at
 -- most 200 characters are kept.
 BEGIN;
+-- A session that names no application: the actor alone (where an action came from:
+-- names_where_the_action_came_from_by_application_name.sql).
+SET LOCAL application_name = '';
 SELECT plan(2);
 
 SELECT cyclone_test.one_step('odd', 1) AS wf \gset

@@ -2,6 +2,9 @@
 -- role the session logged in as ('alice via <role>'), for every operator
 -- function: retry, cancel, pause and resume take the column default.
 BEGIN;
+-- A session that names no application: the actor alone (where an action came from:
+-- names_where_the_action_came_from_by_application_name.sql).
+SET LOCAL application_name = '';
 SELECT plan(4);
 
 SELECT cyclone_test.one_step('named', 1) AS wf \gset

@@ -1,6 +1,9 @@
 -- Without cyclone.actor (never set, or set to an empty or blank name) the
 -- audit row names the session role alone, as before the setting existed.
 BEGIN;
+-- A session that names no application: the actor alone (where an action came from:
+-- names_where_the_action_came_from_by_application_name.sql).
+SET LOCAL application_name = '';
 SELECT plan(2);
 
 SELECT cyclone_test.one_step('plain', 1) AS wf \gset
