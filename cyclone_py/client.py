@@ -918,6 +918,14 @@ class Client:
                 max_size=max(max_size, min_size),
                 kwargs={"autocommit": True, "application_name": application_name},
                 timeout=timeout,
+                # A connection the pool cannot make (the server refuses it: too
+                # many clients, a restart) is given up after one checkout's
+                # wait, and the next checkout tries afresh at once. The pool's
+                # own retries back off from 1 s, doubling, for 5 minutes: after
+                # a minute without a slot its next try came up to a minute
+                # after the slots were back, and every checkout meanwhile
+                # waited for it (docs/operations.md#connections).
+                reconnect_timeout=timeout,
                 name="cyclone",
                 # The pool library's own check before each checkout: a
                 # connection the server closed while it sat idle in the pool
