@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -279,9 +280,28 @@ def two_clusters() -> Iterator[list[db.EmbeddedCluster]]:
         shutil.rmtree(home, ignore_errors=True)
 
 
+def _timed(call: Any) -> tuple[float, BaseException | None]:
+    """How long ``call()`` took, and what it raised."""
+    began = time.monotonic()
+    try:
+        call()
+    except Exception as exc:  # noqa: BLE001 - the caller checks what it was
+        return time.monotonic() - began, exc
+    return time.monotonic() - began, None
+
+
+def _unreachable(exc: BaseException | None, shard: str) -> bool:
+    return isinstance(exc, errors.DatabaseUnavailable) and exc.sqlstate == "08006" \
+        and str(exc).startswith(f"shard {shard} ")
+
+
 @pytest.mark.cluster
 def test_a_stopped_shard_fails_only_its_own_calls_and_loses_nothing(
         embedded_db: db.EmbeddedCluster, two_clusters: list[db.EmbeddedCluster], tmp_path: Path) -> None:
+    """Issue 37: with one shard stopped, submits with keys of the other, reads of its runs and its worker carry
+    on; every call for the stopped shard fails fast (within 1 s: its socket refuses the router's connection at
+    once) with one error naming it; when it is back, its runs resume with nothing lost. (The client's
+    statement_timeout keeps a hang from hanging the test.)"""
     for c in two_clusters:
         c.start()
     dsns = [c.url() for c in two_clusters]
@@ -292,10 +312,13 @@ def test_a_stopped_shard_fails_only_its_own_calls_and_loses_nothing(
         shards.init(router, dsns, PARTITIONS)
         procs = [start_worker(dsns, tmp_path / "w.log")]
         wait_for(lambda: "worker started" in procs[0].text(), 30, "the worker up")
-        with Client(router) as client:
+        with Client(router, statement_timeout=3 * shards.CONNECT_TIMEOUT) as client:
             before = [client.submit("shard_dag", {"n": n}) for n in range(40)]
+            live = [r for r in before if deployment.shard_of(r) == 0]
+            lost = [r for r in before if deployment.shard_of(r) == 1]
+            assert live and lost
             two_clusters[1].stop("immediate")
-            on_a, on_b = 0, 0
+            on_a, on_b, failed = 0, 0, []
             for n in range(40, 100):
                 key = f"outage-{n}"
                 partition = query(dsns[0], "SELECT cyclone.key_partition('shard_dag', %s) AS p", (key,))[0]["p"]
@@ -303,17 +326,29 @@ def test_a_stopped_shard_fails_only_its_own_calls_and_loses_nothing(
                     client.submit("shard_dag", {"n": n}, idempotency_key=key)
                     on_a += 1
                 else:
-                    with pytest.raises(errors.DatabaseUnavailable) as lost:
-                        client.submit("shard_dag", {"n": n}, idempotency_key=key)
-                    assert str(lost.value).startswith(f"shard shard-1 (partition {partition}) is unreachable: ")
-                    assert lost.value.sqlstate == "08006"
+                    took, exc = _timed(lambda n=n, key=key: client.submit("shard_dag", {"n": n}, idempotency_key=key))
+                    assert _unreachable(exc, "shard-1"), exc
+                    assert str(exc).startswith(f"shard shard-1 (partition {partition}) is unreachable: ")
+                    failed.append(took)
                     on_b += 1
             assert on_a and on_b
+            # Reads of the live shard's runs carry on; reads of the stopped shard's fail fast, naming it.
+            for r in live:
+                assert client.get_run(r).id == r
+                assert client.steps(r)
+            for r in lost:
+                took, exc = _timed(lambda r=r: client.get_run(r))
+                assert _unreachable(exc, "shard-1"), exc
+                failed.append(took)
             wait_for(lambda: query(dsns[0], "SELECT count(*) AS n FROM cyclone.cyclone_runs "
                                               "WHERE state = 'running'")[0]["n"] == 0, 60,
                        "the runs of shard-0 to complete while shard-1 is down")
-            with pytest.raises(errors.DatabaseUnavailable, match="^shard shard-1 "):
-                client.list_runs()
+            assert {client.get_run(r).state for r in live} == {"completed"}
+            took, exc = _timed(client.list_runs)
+            assert _unreachable(exc, "shard-1"), exc
+            failed.append(took)
+            stopped_fail = max(failed)
+            assert stopped_fail < 1.0, f"a call for the stopped shard took {stopped_fail:.2f} s to fail"
             down = CliRunner().invoke(cli.main, ["shards", "status", "--router", router])
             assert down.exit_code == 3, down.output
             assert [line.split()[2] for line in down.output.splitlines()[1:]] == ["yes", "no:"]
@@ -323,6 +358,8 @@ def test_a_stopped_shard_fails_only_its_own_calls_and_loses_nothing(
         assert states == ["completed"] * len(before)
         total = sum(len(query(d, "SELECT 1 FROM cyclone.cyclone_runs WHERE parent_run_id IS NULL")) for d in dsns)
         assert total == len(before) + on_a
+
+        print(f"\na call for the stopped shard failed within {stopped_fail * 1000:.0f} ms ({len(failed)} calls)")
         assert all(p.p.poll() is None for p in procs), "the worker exited"
     finally:
         for p in procs:
