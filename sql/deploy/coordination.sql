@@ -1,5 +1,5 @@
 -- Deploy cyclone:coordination
--- requires: coordination_tables advance runs submit signals checks clock wakeups
+-- requires: coordination@v0.22.0 coordination_tables advance runs submit signals checks clock wakeups
 -- A complete copy of sql/engine/46_coordination.sql, written by scripts/rework.py: read and edit that file, not this one.
 BEGIN;
 
@@ -204,6 +204,8 @@ REVOKE ALL ON FUNCTION cyclone._reach_await(bigint,jsonb) FROM PUBLIC;
 -- completed run's awaiting nodes complete with its output in one statement and their runs advance together
 -- (_advance_runs); a failed or cancelled run's are discarded one by one as awaited_run_failed, each with its
 -- failure policy. One probe of cyclone_steps_awaiting when nobody awaits them, which is the common case.
+-- The ended runs are read through the day tables too: a run of one step that complete_many ends has gone
+-- straight to today's table by now (_complete_solo_runs, 22_advance.sql).
 CREATE OR REPLACE FUNCTION cyclone._notify_awaiters(p_run_ids uuid[])
 RETURNS void
 LANGUAGE plpgsql
@@ -225,7 +227,7 @@ BEGIN
     WITH done AS (
         UPDATE ONLY cyclone_steps s
            SET state = 'completed', output = r.output, finished_at = v_now
-          FROM ONLY cyclone_runs r
+          FROM cyclone_runs r
          WHERE s.awaited_run_id = ANY (p_run_ids) AND s.state = 'waiting' AND s.awaited_run_id IS NOT NULL
            AND r.id = s.awaited_run_id AND r.state = 'completed'
         RETURNING s.run_id
@@ -236,7 +238,7 @@ BEGIN
     END IF;
     FOR v_step IN
         SELECT s.id, s.awaited_run_id, r.state FROM ONLY cyclone_steps s
-          JOIN ONLY cyclone_runs r ON r.id = s.awaited_run_id
+          JOIN cyclone_runs r ON r.id = s.awaited_run_id
          WHERE s.awaited_run_id = ANY (p_run_ids) AND s.state = 'waiting' AND s.awaited_run_id IS NOT NULL
            AND r.state IN ('failed', 'cancelled')
          ORDER BY s.id

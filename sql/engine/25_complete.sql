@@ -144,6 +144,7 @@ DECLARE
     v_run_id uuid;
     v_runs uuid[];
     v_done bigint[];
+    v_solo bigint[];
     v_bad record;
 BEGIN
     PERFORM cyclone._require_given('complete_many', p_worker IS NOT NULL AND p_step_ids IS NOT NULL
@@ -180,6 +181,10 @@ BEGIN
         PERFORM 1 FROM ONLY cyclone_runs r WHERE r.id = ANY (v_runs) ORDER BY r.id FOR NO KEY UPDATE;
     END IF;
 
+    -- Runs of one step end with it, straight into history (_complete_solo_runs, 22_advance.sql); the
+    -- UPDATE below no longer matches the steps it moved.
+    v_solo := cyclone._complete_solo_runs(p_worker, p_step_ids, p_lease_generations, p_outputs, v_now);
+
     -- Each row finds its own element by array_position (a scan of the id
     -- array, cheap at batch sizes of hundreds) rather than through a join with
     -- unnest(): the generic plan of such a join, from statistics that see few
@@ -205,7 +210,8 @@ BEGIN
     END IF;
 
     RETURN QUERY
-    SELECT u.id, u.id = ANY (v_done) FROM unnest(p_step_ids) WITH ORDINALITY AS u(id, ord) ORDER BY u.ord;
+    SELECT u.id, u.id = ANY (v_done) OR u.id = ANY (v_solo)
+      FROM unnest(p_step_ids) WITH ORDINALITY AS u(id, ord) ORDER BY u.ord;
 END
 $$;
 COMMENT ON FUNCTION cyclone.complete_many(text,bigint[],bigint[],jsonb[]) IS 'Batch complete: each element is its own compare-and-set with the semantics of complete().';

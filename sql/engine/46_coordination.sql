@@ -199,6 +199,8 @@ REVOKE ALL ON FUNCTION cyclone._reach_await(bigint,jsonb) FROM PUBLIC;
 -- completed run's awaiting nodes complete with its output in one statement and their runs advance together
 -- (_advance_runs); a failed or cancelled run's are discarded one by one as awaited_run_failed, each with its
 -- failure policy. One probe of cyclone_steps_awaiting when nobody awaits them, which is the common case.
+-- The ended runs are read through the day tables too: a run of one step that complete_many ends has gone
+-- straight to today's table by now (_complete_solo_runs, 22_advance.sql).
 CREATE OR REPLACE FUNCTION cyclone._notify_awaiters(p_run_ids uuid[])
 RETURNS void
 LANGUAGE plpgsql
@@ -220,7 +222,7 @@ BEGIN
     WITH done AS (
         UPDATE ONLY cyclone_steps s
            SET state = 'completed', output = r.output, finished_at = v_now
-          FROM ONLY cyclone_runs r
+          FROM cyclone_runs r
          WHERE s.awaited_run_id = ANY (p_run_ids) AND s.state = 'waiting' AND s.awaited_run_id IS NOT NULL
            AND r.id = s.awaited_run_id AND r.state = 'completed'
         RETURNING s.run_id
@@ -231,7 +233,7 @@ BEGIN
     END IF;
     FOR v_step IN
         SELECT s.id, s.awaited_run_id, r.state FROM ONLY cyclone_steps s
-          JOIN ONLY cyclone_runs r ON r.id = s.awaited_run_id
+          JOIN cyclone_runs r ON r.id = s.awaited_run_id
          WHERE s.awaited_run_id = ANY (p_run_ids) AND s.state = 'waiting' AND s.awaited_run_id IS NOT NULL
            AND r.state IN ('failed', 'cancelled')
          ORDER BY s.id

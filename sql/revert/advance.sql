@@ -1,9 +1,8 @@
 -- Revert cyclone:advance to its previous version: the deploy script it had before
--- (sql/deploy/advance@v0.21.0.sql), and a drop of each function the new version added.
+-- (sql/deploy/advance@v0.22.0.sql), and a drop of each function the new version added.
 BEGIN;
 
--- 0.22.0's _start_runs took two more arguments (the debounce key and the dedupe window).
-DROP FUNCTION IF EXISTS cyclone._start_runs(text,jsonb[],interval,text,timestamp with time zone,uuid,bigint,text,integer,text,interval);
+DROP FUNCTION IF EXISTS cyclone._complete_solo_runs(text, bigint[], bigint[], jsonb[], timestamptz);
 
 -- sql/engine/22_advance.sql: change `advance` — the DAG (SPEC 8): starting runs,
 -- reaching steps whose dependencies completed, finishing runs, the discard policy
@@ -13,7 +12,9 @@ DROP FUNCTION IF EXISTS cyclone._start_runs(text,jsonb[],interval,text,timestamp
 -- in the order of a run's life: _start_runs; _advance_runs, _timestamp_of,
 -- _reach_map, _end_map, _advance; _finish_runs; _discard_step, _on_discard;
 -- _end_run_and_notify, _notify_parent. Internal: granted
--- to no role.
+-- to no role. Event and await nodes (SPEC 17) are reached, and the runs awaiting a
+-- run that ends are told, by 46_coordination.sql (_reach_event, _reach_await,
+-- _notify_awaiters), which this file calls.
 -- Requires: 21_runs.sql (_create_runs, _ancestors, _discard_steps, _cancel_steps,
 -- _end_run), 20_workflows.sql (_child_cycle), 40_wakeups.sql (_wake), 10_runs_tables.sql (workflows, runs, steps,
 -- signals, run keys), 13_history_tables.sql (cyclone_archive_queue), 02_clock.sql.
@@ -37,8 +38,10 @@ DROP FUNCTION IF EXISTS cyclone._start_runs(text,jsonb[],interval,text,timestamp
 -- creates nothing. Unknown workflow: P0002. The one path every run is made by:
 -- submit, submit_many, a schedule's slot and child nodes. p_traceparent is kept on
 -- each run (a child run takes its parent's instead: _create_runs), and so is
--- p_priority (SPEC 16), which each node's priority is added to on its steps.
+-- p_priority (SPEC 16), which each node's priority is added to on its steps, and
+-- p_debounce_key; p_idempotency_window bounds the key's dedupe (SPEC 17, _create_runs).
 DROP FUNCTION IF EXISTS cyclone._start_runs(text,jsonb[],interval,text,timestamp with time zone,uuid,bigint,text);
+DROP FUNCTION IF EXISTS cyclone._start_runs(text,jsonb[],interval,text,timestamp with time zone,uuid,bigint,text,integer);
 CREATE OR REPLACE FUNCTION cyclone._start_runs(
     p_workflow text,
     p_inputs jsonb[],
@@ -48,7 +51,9 @@ CREATE OR REPLACE FUNCTION cyclone._start_runs(
     p_parent_run_id uuid,
     p_parent_step_id bigint,
     p_traceparent text DEFAULT NULL::text,
-    p_priority integer DEFAULT 0)
+    p_priority integer DEFAULT 0,
+    p_debounce_key text DEFAULT NULL::text,
+    p_idempotency_window interval DEFAULT NULL::interval)
 RETURNS uuid[]
 LANGUAGE plpgsql
 AS $$
@@ -61,7 +66,8 @@ BEGIN
         RAISE EXCEPTION 'workflow "%" not found', p_workflow USING ERRCODE = 'P0002';
     END IF;
     v_ids := cyclone._create_runs(p_workflow, v_definition, p_inputs, p_deadline, p_idempotency_key,
-                                  p_run_at, p_parent_run_id, p_parent_step_id, p_traceparent, p_priority);
+                                  p_run_at, p_parent_run_id, p_parent_step_id, p_traceparent, p_priority,
+                                  p_debounce_key, p_idempotency_window);
     IF cardinality(v_ids) = 0 THEN
         RETURN ARRAY(SELECT k.run_id FROM cyclone_run_keys k
                       WHERE k.workflow = p_workflow AND k.key = p_idempotency_key);
@@ -77,7 +83,7 @@ BEGIN
     RETURN v_ids;
 END
 $$;
-REVOKE ALL ON FUNCTION cyclone._start_runs(text,jsonb[],interval,text,timestamp with time zone,uuid,bigint,text,integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION cyclone._start_runs(text,jsonb[],interval,text,timestamp with time zone,uuid,bigint,text,integer,text,interval) FROM PUBLIC;
 
 -- The DAG advance for a batch of runs (complete, complete_many, and _start_runs
 -- for root nodes that are not plain tasks): ready plain tasks of every run become
@@ -118,7 +124,7 @@ BEGIN
         -- plan hashed the whole steps table on every call. A plain task (no spec)
         -- needs nothing more.
         UPDATE ONLY cyclone_steps s
-           SET state = 'available', scheduled_at = v_now
+           SET state = 'available', scheduled_at = greatest(s.scheduled_at, v_now)
          WHERE s.run_id = ANY (v_pending) AND s.item_index IS NULL AND s.state = 'pending' AND s.kind = 'task'
            AND s.spec IS NULL
            AND cardinality(s.deps) = (SELECT count(*) FROM ONLY cyclone_steps d
@@ -287,7 +293,9 @@ REVOKE ALL ON FUNCTION cyclone._end_map(bigint) FROM PUBLIC;
 -- its until path, kept as scheduled_at and wait_expires_at (tick's _expire_waits
 -- wakes it; a pause moves it with the max_waits), and completes at once with
 -- {"woke_at": now} when that time has passed; an until that is missing or not a
--- timestamp discards the sleep as bad_input with the failure policy. A wait or
+-- timestamp discards the sleep as bad_input with the failure policy. An event or
+-- await node (SPEC 17) is 46_coordination.sql's to reach (_reach_event, _reach_await):
+-- it completes at once with an event already emitted or a run already ended, or waits. A wait or
 -- child node's max_wait counts from here (wait_expires_at). A child node is
 -- discarded (child_failed) with the failure policy, and no child run is started,
 -- when its workflow is not defined, when the stored definitions make that workflow
@@ -297,7 +305,11 @@ REVOKE ALL ON FUNCTION cyclone._end_map(bigint) FROM PUBLIC;
 -- define_workflow bounded it (366 days) counts as 366 days: a larger one made now +
 -- max_wait a raw 22008, and the run could not advance.
 -- A pass that completed, skipped or discarded a node is followed by another (more
--- may be ready), then the run finishes if every step is terminal. The caller holds
+-- may be ready), then the run finishes if every step is terminal. A task becomes
+-- due when reached, or at its run's start when that is later: each step is made with
+-- scheduled_at the run's p_run_at (or a debounce's start, SPEC 17), so a root task
+-- with a condition, reached at submit, waits for the run's start as a plain root task
+-- does. The caller holds
 -- the run lock (_advance_runs, _notify_parent, signal, tick, the operator actions).
 CREATE OR REPLACE FUNCTION cyclone._advance(p_run_id uuid)
 RETURNS void
@@ -318,7 +330,7 @@ BEGIN
         v_again := false;
 
         UPDATE ONLY cyclone_steps s
-           SET state = 'available', scheduled_at = v_now
+           SET state = 'available', scheduled_at = greatest(s.scheduled_at, v_now)
          WHERE s.run_id = p_run_id AND s.item_index IS NULL AND s.state = 'pending' AND s.kind = 'task'
            AND s.spec IS NULL
            AND NOT EXISTS (SELECT 1 FROM ONLY cyclone_steps d
@@ -358,7 +370,7 @@ BEGIN
                 CONTINUE;
             END IF;
             IF v_step.kind = 'task' THEN
-                UPDATE ONLY cyclone_steps SET state = 'available', scheduled_at = v_now
+                UPDATE ONLY cyclone_steps SET state = 'available', scheduled_at = greatest(scheduled_at, v_now)
                  WHERE id = v_step.id AND state = 'pending';
                 IF FOUND THEN
                     PERFORM cyclone._wake();
@@ -393,6 +405,15 @@ BEGIN
                     CONTINUE;
                 END IF;
                 v_again := true;
+                CONTINUE;
+            END IF;
+            -- An event or await node (SPEC 17): 46_coordination.sql reaches it, and says whether it ended.
+            IF v_step.kind = 'event' THEN
+                v_again := cyclone._reach_event(v_step.id, v_doc) OR v_again;
+                CONTINUE;
+            END IF;
+            IF v_step.kind = 'await' THEN
+                v_again := cyclone._reach_await(v_step.id, v_doc) OR v_again;
                 CONTINUE;
             END IF;
             UPDATE ONLY cyclone_steps
@@ -459,7 +480,8 @@ REVOKE ALL ON FUNCTION cyclone._advance(uuid) FROM PUBLIC;
 -- behind by a partial operator retry). Set-based, for batches of completions.
 -- The statement that completes runs queues them for archive()
 -- (cyclone_archive_queue); a failed run is queued by _end_run. Each completed
--- child run then tells its parent (_notify_parent), in run-id order.
+-- child run then tells its parent (_notify_parent), in run-id order, and the await
+-- nodes of other runs waiting on any of them end (_notify_awaiters, SPEC 17).
 -- One read of the runs' steps says, for each run, whether it is finished, whether
 -- it failed, and, for a run of one step, its output ({node: output}, the one leaf),
 -- so that ending a batch of single-step runs reads each run's steps once; a run of
@@ -522,6 +544,8 @@ BEGIN
     FOREACH v_run_id IN ARRAY coalesce(v_children, '{}') LOOP
         PERFORM cyclone._notify_parent(v_run_id);
     END LOOP;
+    -- The await nodes of other runs waiting on these (SPEC 17; one index probe when there are none).
+    PERFORM cyclone._notify_awaiters(v_done);
 END
 $$;
 REVOKE ALL ON FUNCTION cyclone._finish_runs(uuid[]) FROM PUBLIC;

@@ -1,5 +1,5 @@
 -- Revert cyclone:complete to its previous version: the deploy script it had before
--- (sql/deploy/complete@v0.19.0.sql), and a drop of each function the new version added.
+-- (sql/deploy/complete@v0.22.0.sql), and a drop of each function the new version added.
 BEGIN;
 
 -- sql/engine/25_complete.sql: change `complete` — a worker's successful result (SPEC 6):
@@ -33,13 +33,19 @@ BEGIN;
 --      _finish_runs, which completes or fails the finished runs (queued in
 --      cyclone_archive_queue) and calls _notify_parent for each finished child run,
 --      completing or discarding its node and advancing the parent, already locked.
--- complete() reaches the same from step 3 on, for one step.
+-- complete() reaches the same from step 3 on, for one step. Both refuse a result
+-- that arrives once the step's timeout has passed (SPEC 18; see complete).
 -- This file is the change's complete current source; edit it here and ship it with
 -- `make rework CHANGE=complete NOTE="..."` (docs/architecture.md, Changing the engine).
 
 -- Completes a leased step (SPEC 6): on a match of (running, p_worker,
 -- p_lease_generation) the step is completed with p_output (the error of an earlier
 -- failed attempt cleared, the lease released) and its run advances (_advance_runs).
+-- A result that arrives once the step's timeout has passed (started_at + timeout <=
+-- now; a timeout counts as at most 366 days, as in renew and the sweep) is refused,
+-- as renew refuses the heartbeat (SPEC 18): the durable timeout holds at once, not
+-- at the next sweep. One that arrives after the lease expired but before a sweep
+-- reclaimed the step is still accepted: nobody else holds it.
 -- False, and no change, when the lease is no longer the caller's, or the step is
 -- unknown or its run archived. 22004 for a missing step, worker or generation: the
 -- arguments are tested with one plain expression, and _require_given, which names
@@ -68,6 +74,7 @@ SET search_path = cyclone, pg_temp
 SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
+    v_now timestamptz := cyclone.now();
     v_run_id uuid;
     v_parent uuid;
 BEGIN
@@ -89,12 +96,13 @@ BEGIN
         PERFORM cyclone._lock_run(v_run_id);
     END IF;
     UPDATE ONLY cyclone_steps
-       SET state = 'completed', output = p_output, finished_at = cyclone.now(),
+       SET state = 'completed', output = p_output, finished_at = v_now,
            lease_owner = NULL, lease_expiry = NULL, error = NULL, error_kind = NULL
      WHERE id = p_step_id
        AND state = 'running'
        AND lease_owner = p_worker
-       AND lease_generation = p_lease_generation;
+       AND lease_generation = p_lease_generation
+       AND (timeout IS NULL OR started_at + least(timeout, interval '366 days') > v_now);
     IF NOT FOUND THEN
         RETURN false;
     END IF;
@@ -189,6 +197,7 @@ BEGIN
            AND s.state = 'running'
            AND s.lease_owner = p_worker
            AND s.lease_generation = p_lease_generations[array_position(p_step_ids, s.id)]
+           AND (s.timeout IS NULL OR s.started_at + least(s.timeout, interval '366 days') > v_now)
         RETURNING s.id, s.run_id
     )
     SELECT coalesce(array_agg(d.id), '{}'), array_agg(DISTINCT d.run_id ORDER BY d.run_id)

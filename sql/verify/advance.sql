@@ -15,4 +15,6 @@ SELECT 1 / (pg_get_functiondef('cyclone._advance(uuid)'::regprocedure) ~ '_child
 -- Issue 32: the runs that can advance are found first, and one read of the steps ends a batch.
 SELECT 1 / (pg_get_functiondef('cyclone._advance_runs(uuid[])'::regprocedure) ~ 'v_pending')::int;
 SELECT 1 / (pg_get_functiondef('cyclone._finish_runs(uuid[])'::regprocedure) ~ 'HAVING NOT bool_or')::int;
+-- Issue 32: a run of one step ends straight into its day's history tables.
+SELECT 1 / (pg_get_functiondef('cyclone._complete_solo_runs(text,bigint[],bigint[],jsonb[],timestamptz)'::regprocedure) ~ 'DELETE FROM ONLY cyclone.cyclone_runs')::int;
 ROLLBACK;

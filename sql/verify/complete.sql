@@ -14,4 +14,6 @@ SELECT 1 / (pg_get_functiondef('cyclone.complete_many(text, bigint[], bigint[], 
 -- Issue 35 (SPEC 18): a result after the step's timeout is refused.
 SELECT 1 / (pg_get_functiondef('cyclone.complete(bigint, text, bigint, jsonb)'::regprocedure) ~ 'started_at \+ least\(timeout')::int;
 SELECT 1 / (pg_get_functiondef('cyclone.complete_many(text, bigint[], bigint[], jsonb[])'::regprocedure) ~ 'started_at \+ least\(s.timeout')::int;
+-- Issue 32: complete_many ends runs of one step through _complete_solo_runs.
+SELECT 1 / (pg_get_functiondef('cyclone.complete_many(text,bigint[],bigint[],jsonb[])'::regprocedure) ~ '_complete_solo_runs')::int;
 ROLLBACK;

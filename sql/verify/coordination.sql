@@ -5,4 +5,6 @@ SELECT 'cyclone.signal_with_start(text,text,text,jsonb,jsonb)'::regprocedure;
 SELECT 'cyclone.rerun(uuid,text,text)'::regprocedure;
 SELECT 'cyclone._notify_awaiters(uuid[])'::regprocedure;
 SELECT 1 / (cyclone._event_key('payment:{input.id}', '{"input": {"id": 7}}') = 'payment:7')::int;
+-- Issue 32: the ended runs are read through the day tables too.
+SELECT 1 / (pg_get_functiondef('cyclone._notify_awaiters(uuid[])'::regprocedure) ~ 'FROM cyclone_runs r')::int;
 ROLLBACK;
