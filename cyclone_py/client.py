@@ -423,8 +423,10 @@ class LeaseHolder:
 
 @dataclass(frozen=True)
 class MinuteCount:
-    """How many runs of one workflow created within one minute are in one
-    state now (``cyclone_v_runs``): a bar of the console's sparklines."""
+    """How many runs of one workflow in one state within one minute: those
+    created then and in that state now (:meth:`Client.created_per_minute`), or
+    those that finished then in that state (:meth:`Client.finished_per_minute`,
+    a bar of the console's sparklines)."""
 
     workflow: str
     state: str
@@ -1735,6 +1737,56 @@ class Client:
             "GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
             {"since": since, "until": until},
         )
+
+    def finished_per_minute(self, since: datetime, until: datetime) -> list[MinuteCount]:
+        """The runs that finished in ``[since, until)`` (at most a day), counted by
+        workflow, state and minute of finishing (minutes from ``since``):
+        ``cyclone.finished_per_minute``, the console's sparklines. It reads the
+        live table's finished runs through ``cyclone_archive_queue`` and the
+        archived ones through their day tables' ``finished_at`` index, so it
+        costs what the window holds, whatever the history."""
+        return self._rows(
+            MinuteCount,
+            "SELECT workflow, state, minute, runs::int AS runs FROM cyclone.finished_per_minute(%s, %s)",
+            (since, until),
+        )
+
+    def finished_runs_page(
+        self,
+        since: datetime,
+        until: datetime,
+        *,
+        workflow: str | None = None,
+        state: str | None = None,
+        after: Cursor | None = None,
+        limit: int = 50,
+    ) -> Page[RunSummary]:
+        """A page of the runs that finished in ``[since, until)`` (at most a
+        day), of a workflow and a state (completed, failed or cancelled) when
+        given, newest finish first; ``after`` is the previous page's ``next``, a
+        ``(finished_at, id)`` cursor (``cyclone.finished_runs``): the list behind
+        each number of :meth:`finished_per_minute`."""
+        n = _page_limit(limit)
+        rows = self._rows(
+            RunSummary,
+            f"SELECT {_SUMMARY_COLUMNS} FROM cyclone.finished_runs(%s, %s, %s, %s, %s, %s, %s)",
+            (since, until, workflow, state, n + 1, after[0] if after else None,
+             _uuid(after[1]) if after else None),
+        )
+        more = len(rows) > n
+        rows = rows[:n]
+        last = rows[-1] if more else None
+        return Page(rows, (last.finished_at, last.id) if last is not None and last.finished_at else None)
+
+    def overview_gauges(self, cap: int = 100) -> list[Metric]:
+        """The console overview's numbers, named as :meth:`metrics` names them
+        (``cyclone.overview_gauges``): each workflow's running and paused runs
+        counted among its first ``cap`` live ones (a ``cyclone_runs_capped`` row
+        when it has more: the counts are then of those ``cap``), its ready steps
+        and their lag, its dead letters by kind, and the expired leases. Each a
+        bounded read through indexes, where ``metrics()`` reads the live runs
+        table whole."""
+        return self._rows(Metric, "SELECT name, labels, value FROM cyclone.overview_gauges(%s)", (cap,))
 
     def run_failures(self, run_ids: Sequence[RunId], *, chars: int = 2000) -> dict[UUID, RunFailure]:
         """The failing step of each of these runs that has one, with its error's

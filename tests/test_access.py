@@ -41,7 +41,7 @@ WORKER_FUNCTIONS = {"claim", "renew", "renew_many", "release", "snooze", "progre
                     "drop_limit", "version"}
 CLIENT_FUNCTIONS = {"submit", "submit_many", "get_run", "signal", "now", "next_fire", "metrics", "explain_step",
                     "list_runs", "list_steps", "list_dead_letters", "emit_event", "signal_with_start",
-                    "version"}
+                    "version", "overview_gauges", "finished_per_minute", "finished_runs"}
 
 
 @pytest.fixture

@@ -439,6 +439,12 @@ class Fixtures:
         assert row is not None
         return UUID(str(row["id"]))
 
+    def now(self) -> datetime:
+        """The engine's clock (the windows of the console's reads of finished runs are around it)."""
+        row: Row | None = self.c.execute("SELECT cyclone.now() AS now").fetchone()
+        assert row is not None
+        return row["now"]  # type: ignore[no-any-return]
+
     def claimed(self) -> Row:
         run_id = self.run()
         row: Row | None = self.c.execute("SELECT * FROM cyclone.claim('w', NULL, 1)").fetchone()
@@ -471,6 +477,8 @@ class Fixtures:
 
 Args = Callable[[Fixtures], list[Any]]
 
+FINISHED_RUNS = ("finished_runs(timestamp with time zone,timestamp with time zone,text,text,integer,"
+                 "timestamp with time zone,uuid)")
 SUBMIT = "submit(text,jsonb,interval,text,timestamp with time zone,text,integer,text,interval,interval,interval)"
 
 # Valid arguments for every public function, in order (defaults spelled out).
@@ -504,6 +512,12 @@ VALID: dict[str, Args] = {
         f.run(), ["nul", "running", 10, datetime(2100, 1, 1, tzinfo=UTC)])[1],
     "list_steps(uuid)": lambda f: [f.run()],
     "metrics()": lambda f: [],
+    "overview_gauges(integer)": lambda f: [100],
+    "finished_per_minute(timestamp with time zone,timestamp with time zone)": lambda f: (
+        lambda now: [now - timedelta(hours=1), now + timedelta(minutes=1)])(f.now()),
+    FINISHED_RUNS: lambda f: (
+        lambda run, now: [now - timedelta(hours=1), now + timedelta(hours=1), "nul", "failed", 10,
+                          now + timedelta(hours=1), UUID(int=2**128 - 1)])(f.discarded(), f.now()),
     "next_fire(text,timestamp with time zone,text)": lambda f: ["@daily", datetime(2026, 1, 1, tzinfo=UTC), "UTC"],
     "now()": lambda f: [],
     "pause(uuid)": lambda f: [f.run()],
@@ -578,6 +592,8 @@ NULL_IS_BAD: dict[tuple[str, str], str] = {
     ("define_limit(text,integer,integer,interval)", "p_rate"): "come together",
     ("define_limit(text,integer,integer,interval)", "p_period"): "come together",
     ("signal_with_start(text,text,text,jsonb,jsonb)", "p_idempotency_key"): "p_idempotency_key must be a non-empty key",
+    (FINISHED_RUNS, "p_after_at"): "go together",
+    (FINISHED_RUNS, "p_after_id"): "go together",
 }
 
 
@@ -638,6 +654,9 @@ NULL_MEANS: dict[tuple[str, str], Check] = {
     ("schedule_partition(text)", "p_name"): lambda c, a, r: r == [{"schedule_partition": None}],
     # The listings' filters: NULL is no filter.
     ("list_runs(text,text,integer,timestamp with time zone)", "p_workflow"): lambda c, a, r: len(r) > 0,
+    # The console's finished runs: NULL workflow or state is no filter.
+    (FINISHED_RUNS, "p_workflow"): lambda c, a, r: len(r) > 0,
+    (FINISHED_RUNS, "p_state"): lambda c, a, r: len(r) > 0,
     ("list_runs(text,text,integer,timestamp with time zone)", "p_state"): lambda c, a, r: len(r) > 0,
     ("list_runs(text,text,integer,timestamp with time zone)", "p_before"): lambda c, a, r: len(r) > 0,
     ("list_dead_letters(text,text,integer)", "p_workflow"): lambda c, a, r: len(r) > 0,

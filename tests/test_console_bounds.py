@@ -152,3 +152,31 @@ def test_a_page_does_not_wait_for_a_slow_dot(dsn: str, client: Client, start_ui:
         assert 'data-node="b"' in page.text  # the steps are listed meanwhile
         time.sleep(4.5)
         assert '<g id="n1" class="node step-pending"' in h.get(f"/runs/{run}").text
+
+
+def test_the_overview_counts_a_workflows_live_runs_up_to_its_cap_and_says_so(
+        dsn: str, client: Client, start_ui: type[UI]) -> None:
+    """Issue 36: the overview read metrics(), which reads the live runs table whole; it counts each workflow's
+    oldest LIVE_CAP live runs through its index (cyclone.overview_gauges) and writes "100+" past them, the
+    running and paused numbers then being of those 100. Under the cap the numbers are exact."""
+    from cyclone_py.console.overview import LIVE_CAP
+
+    client.define_workflow("busy", {"nodes": [{"name": "work"}]})
+    client.define_workflow("calm", {"nodes": [{"name": "work"}]})
+    with psycopg.connect(dsn, autocommit=True) as c:
+        c.execute("SELECT cyclone.submit_many('busy', array_fill('{}'::jsonb, ARRAY[%s]))", (LIVE_CAP + 1,))
+    first = client.runs_page(workflow="busy", limit=LIVE_CAP + 1).rows[-1]  # the oldest
+    client.acting_as("ops").pause(first.id)
+    for _ in range(3):
+        client.submit("calm")
+    ui = start_ui(dsn)
+    with http(ui) as h:
+        page = h.get("/").text
+    busy = page[page.index('<tr data-workflow="busy">'):]
+    busy = busy[:busy.index("</tr>")]
+    assert f'data-col="running"><a href="/runs?workflow=busy&amp;state=running">{LIVE_CAP - 1}+</a>' in busy
+    assert 'data-col="paused"><a href="/runs?workflow=busy&amp;state=paused">1+</a>' in busy
+    calm = page[page.index('<tr data-workflow="calm">'):]
+    assert 'data-col="running"><a href="/runs?workflow=calm&amp;state=running">3</a>' in calm[:calm.index("</tr>")]
+    assert f"{LIVE_CAP}+: the overview counts the oldest {LIVE_CAP} live runs of a workflow" in page
+    assert f'data-total="running" href="/runs?state=running"><strong>{LIVE_CAP - 1 + 3}+</strong>' in page

@@ -269,6 +269,7 @@ PIPE = {"nodes": [{"name": "fetch"}, {"name": "charge", "deps": ["fetch"], "max_
 FRAGILE = {"nodes": [{"name": "fetch"}, {"name": "charge", "deps": ["fetch"], "max_attempts": 1}]}
 GATE = {"nodes": [{"name": "ask"}, {"name": "approve", "kind": "wait", "signal": "approve", "deps": ["ask"]},
                   {"name": "go", "deps": ["approve"]}]}
+SLOW = {"nodes": [{"name": "crunch"}]}
 HAND = "billing-1"  # the test is the worker: it claims, completes and fails steps by hand
 
 
@@ -302,13 +303,17 @@ def cell(page: Page, workflow: str, col: str) -> Any:
 
 def test_the_overviews_numbers_are_the_databases_and_each_links_to_its_list(
         dsn: str, client: Client, start_ui: type[UI], browser: Browser) -> None:
-    """The overview in human terms (issue 36, 1): each workflow's live runs, its last hour's runs by state
-    (sparklines by minute of creation), dead letters with the newest errors, the registry's workers, the
+    """The overview in human terms (issue 36, 1): each workflow's live runs, the runs that ended in the last
+    hour by how they ended (sparklines by minute of finishing, from the engine's own data: a run created
+    before the hour that ends in it counts; one archived counts as one in the live table), dead letters with
+    the newest errors, the registry's workers, the
     limits' buckets (the default one named), the next schedule slots in the browser's time zone; each number
     equal to SQL's and a link to the list of exactly those rows."""
-    for name, definition in (("pipe", PIPE), ("fragile", FRAGILE), ("gate", GATE)):
+    for name, definition in (("pipe", PIPE), ("fragile", FRAGILE), ("gate", GATE), ("slow", SLOW)):
         client.define_workflow(name, definition)
     client.define_limit("stripe", concurrency=2)
+    client.submit("slow", {})  # created more than an hour before it ends: in the hour's numbers by its end
+    client.advance_time(3600)
     client.schedule("nightly", "0 3 * * *", "pipe", timezone="Europe/Berlin")
     for minute in range(0, 36, 3):  # a run every 3 minutes of the last hour, by the engine's clock
         client.submit("pipe", {"n": minute})
@@ -322,6 +327,8 @@ def test_the_overviews_numbers_are_the_databases_and_each_links_to_its_list(
             if minute == 12:
                 client.pause(gated)
         client.advance_time(180)
+    finish(client, "slow", "crunch")
+    client.archive()  # the runs finished so far move to their day's table: counted all the same
     cancelled = client.submit("pipe", {"n": "late"})
     client.cancel(cancelled, "not needed")
     client.submit("pipe", {"n": "now"})
@@ -335,19 +342,21 @@ def test_the_overviews_numbers_are_the_databases_and_each_links_to_its_list(
         expect(page.locator("h1")).to_have_text("Overview")
         count = "SELECT count(*)::int FROM cyclone.cyclone_v_runs WHERE workflow = %s AND state = %s"
         since = sql_value(dsn, "SELECT date_trunc('minute', cyclone.now()) - interval '59 minutes'")
-        hour = count + " AND created_at >= %s"
-        for wf in ("pipe", "fragile", "gate"):
+        hour = count + " AND finished_at >= %s"
+        for wf in ("pipe", "fragile", "gate", "slow"):
             for col, state in (("running", "running"), ("paused", "paused")):
                 expect(cell(page, wf, col)).to_have_text(str(sql_value(dsn, count, wf, state)))
-            for state in ("completed", "failed", "cancelled", "running"):
+            for state in ("completed", "failed", "cancelled"):
                 expect(cell(page, wf, f"hour_{state}")).to_have_text(str(sql_value(dsn, hour, wf, state, since)))
             dead = sql_value(dsn, "SELECT count(*)::int FROM cyclone.cyclone_v_dlq WHERE workflow = %s", wf)
             expect(cell(page, wf, "dead")).to_have_text(str(dead))
         assert cell(page, "pipe", "hour_completed").inner_text() == "12"
+        assert cell(page, "pipe", "hour_cancelled").inner_text() == "1"
+        assert cell(page, "slow", "hour_completed").inner_text() == "1"  # created before the hour, ended in it
         assert cell(page, "fragile", "hour_failed").inner_text() == "4"
         assert cell(page, "gate", "paused").inner_text() == "1"
-        # The sparkline of fragile's failures: one bar a minute that had one, each titled with its count.
-        minutes = sql_value(dsn, "SELECT count(DISTINCT date_trunc('minute', created_at))::int FROM "
+        # The sparkline of fragile's failures: one bar a minute that had one end, each titled with its count.
+        minutes = sql_value(dsn, "SELECT count(DISTINCT date_trunc('minute', finished_at))::int FROM "
                                  "cyclone.cyclone_v_runs WHERE workflow = 'fragile' AND state = 'failed'")
         bars = page.locator('#workflows tr[data-workflow="fragile"] svg.spark-failed a')
         expect(bars).to_have_count(minutes)
@@ -377,8 +386,8 @@ def test_the_overviews_numbers_are_the_databases_and_each_links_to_its_list(
         n = int(title.split()[0])
         bars.first.click()
         expect(page.locator("#runs tbody tr")).to_have_count(n)
-        created = page.locator("#runs tbody tr td").nth(3).inner_text()
-        assert created[11:16] == re.search(r"created (\d\d:\d\d)", title)[1]  # type: ignore[index]
+        ended = page.locator("#runs tbody tr td").nth(4).inner_text()
+        assert ended[11:16] == re.search(r"ended (\d\d:\d\d)", title)[1]  # type: ignore[index]
         page.go_back()
         page.locator('#totals [data-total="dead"]').click()
         expect(page.locator("#dlq tbody tr")).to_have_count(dlq)

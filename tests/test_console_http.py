@@ -22,7 +22,7 @@ import re
 import time
 import uuid
 from collections.abc import Iterator
-from datetime import UTC
+from datetime import UTC, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,7 @@ from psycopg import conninfo, sql
 from ui import UI, start_ui  # noqa: F401  (the fixture)
 
 from cyclone_py.client import Client
+from cyclone_py.console.overview import form_time
 from cyclone_py.formatting import fmt_duration
 
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
@@ -804,6 +805,34 @@ def test_the_runs_list_shows_each_runs_duration_and_failing_step_and_offers_time
     assert [label for _, label in ranges] == ["15 minutes", "hour", "day", "week"]
     assert f'data-run="{failed}"' in of_shop and f'data-run="{live}"' not in of_shop
     assert f'data-run="{failed}"' in hour and f'data-run="{live}"' in hour
+
+
+def test_the_runs_list_by_end_time_lists_the_runs_that_ended_in_a_range_newest_end_first(
+        dsn: str, client: Client, start_ui: type[UI]) -> None:
+    """The list behind the overview's last hour and each of its bars (issue 36): the runs that ended in a
+    range (cyclone.finished_runs), whenever they were created, newest end first; the range needs both ends,
+    goes with the workflow and state filters only, and is at most a day (the engine's 22023, one line)."""
+    define(client)
+    early = run_to(client, "shop", "charge")  # created, and failed, now
+    client.advance_time(7200)
+    since = client.now()
+    late = client.submit("approval")
+    client.advance_time(60)
+    client.cancel(late, "no longer needed")
+    until = client.now() + timedelta(seconds=1)
+    ended = {"ended_from": form_time(since), "ended_until": form_time(until)}
+    ui = start_ui(dsn)
+    with http(ui) as h:
+        hour = h.get("/runs", params=ended).text
+        failed = h.get("/runs", params={**ended, "ended_from": form_time(since - timedelta(hours=3)),
+                                        "state": "failed"}).text
+        refused(h.get("/runs", params={"ended_from": ended["ended_from"]}), 400, "needs both")
+        refused(h.get("/runs", params={**ended, "key": "k"}), 400, "workflow and state filters only")
+        refused(h.get("/runs", params={**ended, "ended_from": form_time(since - timedelta(days=2))}), 400,
+                "at most a day")
+    assert f'data-run="{late}"' in hour and f'data-run="{early}"' not in hour
+    assert "Ended from" in hour
+    assert f'data-run="{early}"' in failed and f'data-run="{late}"' not in failed
 
 
 def test_the_limits_and_schedules_of_the_overviews_links_and_the_default_bucket_by_name(

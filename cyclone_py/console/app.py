@@ -58,7 +58,7 @@ from cyclone_py import errors
 from cyclone_py.bulk import chosen, retry_each
 from cyclone_py.client import Client, Cursor, Page
 from cyclone_py.console.graph import GraphNode, Layouts, condition_label
-from cyclone_py.console.overview import MINUTES, NEWEST_DEAD, SPARK_HEIGHT, form_time, utc_iso, window
+from cyclone_py.console.overview import LIVE_CAP, MINUTES, NEWEST_DEAD, SPARK_HEIGHT, form_time, utc_iso, window
 from cyclone_py.console.overview import build as build_overview
 from cyclone_py.console.timeline import build as build_timeline
 from cyclone_py.formatting import explain_text, fmt_attempts, fmt_duration, fmt_step, fmt_time
@@ -350,15 +350,18 @@ class Console:
 
     def overview(self, ctx: Ctx) -> Response:
         """What the engine is doing, in numbers that each link to their list
-        (overview.py): bounded whatever the history (``metrics()`` reads the
-        live rows; the last hour's runs are one range of the creation index)."""
+        (overview.py): bounded whatever the history (``overview_gauges``: each
+        workflow's live runs up to ``LIVE_CAP``, the rest through partial
+        indexes; the runs that finished in the last hour through the archive
+        queue and the day tables' finish-time index)."""
         now = self.client.now()
         since, until = window(now)
-        shown = build_overview(now, self.client.metrics(), self.client.created_per_minute(since, until),
-                               self.client.workers(), self.client.lease_holders(), self.client.limits(),
-                               self.client.schedules(), self.client.dead_letters(limit=NEWEST_DEAD).rows)
+        shown = build_overview(now, self.client.overview_gauges(LIVE_CAP),
+                               self.client.finished_per_minute(since, until), self.client.workers(),
+                               self.client.lease_holders(), self.client.limits(), self.client.schedules(),
+                               self.client.dead_letters(limit=NEWEST_DEAD).rows)
         return self.page(ctx, "overview.html", o=shown, live_seconds=self.settings.refresh_seconds,
-                         spark_height=SPARK_HEIGHT, minutes=MINUTES)
+                         spark_height=SPARK_HEIGHT, minutes=MINUTES, live_cap=LIVE_CAP)
 
     def runs(self, ctx: Ctx) -> Response:
         q = ctx.request.query_params
@@ -369,20 +372,37 @@ class Console:
             "until": text(q.get("until"), "the end of the range", limit=64),
             "key": text(q.get("key"), "the idempotency key", limit=1000),
             "id": text(q.get("id"), "the run id", limit=36),
+            "ended_from": text(q.get("ended_from"), "the start of the end-time range", limit=64),
+            "ended_until": text(q.get("ended_until"), "the end of the end-time range", limit=64),
         }
-        page: Page[Any] = self.client.runs_page(
-            workflow=filters["workflow"], state=filters["state"],
-            created_from=moment(filters["from"], "the start of the range"),
-            created_until=moment(filters["until"], "the end of the range"),
-            idempotency_key=filters["key"], id_prefix=filters["id"],
-            after=decode_cursor(q.get("after"), numeric=False), limit=self.settings.page_size)
+        after = decode_cursor(q.get("after"), numeric=False)
+        ended = (moment(filters["ended_from"], "the start of the end-time range"),
+                 moment(filters["ended_until"], "the end of the end-time range"))
+        page: Page[Any]
+        if ended[0] is None and ended[1] is None:
+            page = self.client.runs_page(
+                workflow=filters["workflow"], state=filters["state"],
+                created_from=moment(filters["from"], "the start of the range"),
+                created_until=moment(filters["until"], "the end of the range"),
+                idempotency_key=filters["key"], id_prefix=filters["id"], after=after, limit=self.settings.page_size)
+        else:
+            # The runs that ended in a range (the overview's last hour and its minutes): cyclone.finished_runs,
+            # newest end first, read where finished runs are listed by their end (a window of at most a day).
+            if ended[0] is None or ended[1] is None:
+                raise BadRequest("an end-time range needs both ended_from and ended_until")
+            if any(filters[k] for k in ("from", "until", "key", "id")):
+                raise BadRequest("an end-time range goes with the workflow and state filters only")
+            page = self.client.finished_runs_page(ended[0], ended[1], workflow=filters["workflow"],
+                                                  state=filters["state"], after=after,
+                                                  limit=self.settings.page_size)
         shown = {k: v for k, v in filters.items() if v}
         more = None if page.next is None else "/runs?" + urlencode({**shown, "after": encode_cursor(page.next)})
         now = self.client.now()
         # The failing step of the page's failed runs: one read of their discarded steps, each error cut by
         # the database (none when the page has no failed run).
         failures = self.client.run_failures([r.id for r in page.rows if r.state == "failed"], chars=LIST_ERROR_CHARS)
-        ranges = [(label, "/runs?" + urlencode({**{k: v for k, v in shown.items() if k not in ("from", "until")},
+        ranges = [(label, "/runs?" + urlencode({**{k: v for k, v in shown.items()
+                                                   if k not in ("from", "until", "ended_from", "ended_until")},
                                                  "from": form_time(now - span)}))
                   for label, span in TIME_RANGES]
         return self.page(ctx, "runs.html", page=page, filters=filters, next_url=more,

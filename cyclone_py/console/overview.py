@@ -1,15 +1,17 @@
 """The overview page's numbers, shaped from the client's rows: what each
-workflow is doing (its live runs, its ready steps and their lag, its dead
-letters), the runs created in the last hour by minute and by how they stand
-now (the sparklines), the dead letters with the newest errors, the registered
-workers, the limits' buckets and the next schedule slots.
+workflow is doing (its live runs, counted up to a cap, its ready steps and
+their lag, its dead letters), the runs that finished in the last hour by
+minute of finishing and by how they ended (the sparklines), the dead letters
+with the newest errors, the registered workers, the limits' buckets and the
+next schedule slots.
 
 Nothing here reads the database or decides a state: :func:`build` only
-groups rows the page's client calls returned (``metrics()``,
-``created_per_minute``, ``workers``, ``lease_holders``, ``limits``,
+groups rows the page's client calls returned (``overview_gauges``,
+``finished_per_minute``, ``workers``, ``lease_holders``, ``limits``,
 ``schedules``, ``dead_letters``) and gives every number the URL of the list behind it (the
-runs list and the dead letters with their filters, the limits and schedules
-filtered by name): a number on the overview is a link to its rows.
+runs list and the dead letters with their filters, the runs that finished in
+a range, the limits and schedules filtered by name): a number on the
+overview is a link to its rows.
 
 The sparklines are drawn as SVG by the template from numbers only (bar
 positions and heights computed here); the text around them (a workflow's
@@ -31,9 +33,11 @@ from cyclone_py.formatting import fmt_duration
 MINUTES = 60
 #: The sparklines' height in SVG units (their width is one unit a minute).
 SPARK_HEIGHT = 20.0
-#: The states of the last hour's runs a workflow's row counts, and the two it draws.
-HOUR_STATES = ("running", "paused", "completed", "failed", "cancelled")
+#: The ends of the runs that finished in the last hour a workflow's row counts, and the two it draws.
+HOUR_STATES = ("completed", "failed", "cancelled")
 DRAWN_STATES = ("completed", "failed")
+#: Live runs counted a workflow (cyclone.overview_gauges' p_cap): past it the page says "100+".
+LIVE_CAP = 100
 #: Rows of a card at most (the page stays bounded); the rest is a link away.
 CARD_ROWS = 20
 #: The newest dead letters shown with their errors.
@@ -86,12 +90,23 @@ class WorkflowRow:
     ready: int = 0
     ready_lag: float = 0.0
     dead: int = 0
-    #: the last hour's runs by state now: (count, URL)
+    #: more live runs than LIVE_CAP: running and paused are lower bounds ("100+")
+    capped: bool = False
+    #: the runs that finished in the last hour, by how they ended: (count, URL)
     hour: dict[str, tuple[int, str]] = field(default_factory=dict)
     sparks: list[Spark] = field(default_factory=list)
 
     def url(self, **filters: str | None) -> str:
         return runs_url(workflow=self.name, **filters)
+
+    def ended_url(self, state: str, since: datetime, until: datetime) -> str:
+        """The runs list of this workflow's runs that ended in ``state`` within ``[since, until)``."""
+        return self.url(state=state, ended_from=form_time(since), ended_until=form_time(until))
+
+    @property
+    def more(self) -> str:
+        """``+`` after a count that is a lower bound."""
+        return "+" if self.capped else ""
 
     @property
     def lag_text(self) -> str:
@@ -159,6 +174,12 @@ class Overview:
     limits_more: int
     slots: list[SlotLine]
     expired_leases: int
+    #: some workflow has more than LIVE_CAP live runs: the running and paused totals are lower bounds
+    capped: bool = False
+
+    @property
+    def more(self) -> str:
+        return "+" if self.capped else ""
 
 
 def window(now: datetime) -> tuple[datetime, datetime]:
@@ -188,8 +209,7 @@ def _sparks(row: WorkflowRow, counts: Mapping[tuple[str, int], int], since: date
                 continue
             start = since + timedelta(minutes=i)
             bars.append(Bar(x=float(i), height=max(1.0, SPARK_HEIGHT * n / peak), runs=n, start=start,
-                            href=row.url(state=state, **{"from": form_time(start),
-                                                         "until": form_time(start + timedelta(minutes=1))})))
+                            href=row.ended_url(state, start, start + timedelta(minutes=1))))
         sparks.append(Spark(state, sum(series), row.hour[state][1], bars))
     return sparks
 
@@ -208,10 +228,12 @@ def _workers(now: datetime, workers: Sequence[WorkerRow], holders: Sequence[Leas
     return lines
 
 
-def build(now: datetime, metrics: Iterable[Metric], minutes: Iterable[MinuteCount], workers: Sequence[WorkerRow],
+def build(now: datetime, gauges: Iterable[Metric], minutes: Iterable[MinuteCount], workers: Sequence[WorkerRow],
           holders: Sequence[LeaseHolder], limits: Sequence[LimitRow], schedules: Sequence[ScheduleRow],
           newest_dead: Sequence[StepRow]) -> Overview:
-    """The overview of the rows the page read at ``now`` (engine time)."""
+    """The overview of the rows the page read at ``now`` (engine time): ``gauges`` are
+    ``overview_gauges()``'s (named as ``metrics()``'s), ``minutes`` the runs finished in the
+    sparklines' hour by minute of finishing."""
     since, until = window(now)
     rows: dict[str, WorkflowRow] = {}
 
@@ -221,7 +243,7 @@ def build(now: datetime, metrics: Iterable[Metric], minutes: Iterable[MinuteCoun
 
     dead_kinds: dict[str, int] = {}
     expired = 0
-    for m in metrics:
+    for m in gauges:
         labels = m.labels if isinstance(m.labels, dict) else {}
         value = int(m.value) if m.name != "cyclone_ready_lag_seconds" else 0
         if m.name == "cyclone_runs" and "workflow" in labels:
@@ -230,6 +252,8 @@ def build(now: datetime, metrics: Iterable[Metric], minutes: Iterable[MinuteCoun
                 row.running = value
             elif labels.get("state") == "paused":
                 row.paused = value
+        elif m.name == "cyclone_runs_capped" and "workflow" in labels:
+            wf(labels["workflow"]).capped = True
         elif m.name == "cyclone_steps" and labels.get("state") == "available" and "workflow" in labels:
             wf(labels["workflow"]).ready = value
         elif m.name == "cyclone_ready_lag_seconds" and "workflow" in labels:
@@ -252,12 +276,13 @@ def build(now: datetime, metrics: Iterable[Metric], minutes: Iterable[MinuteCoun
         counts = by_workflow.get(name, {})
         for state in HOUR_STATES:
             n = sum(v for (s, _), v in counts.items() if s == state)
-            row.hour[state] = (n, row.url(state=state, **{"from": form_time(since), "until": form_time(until)}))
+            row.hour[state] = (n, row.ended_url(state, since, until))
         row.sparks = _sparks(row, counts, since)
     ordered = sorted(rows.values(), key=lambda r: r.name)
     totals = {"running": sum(r.running for r in ordered), "paused": sum(r.paused for r in ordered),
               "ready": sum(r.ready for r in ordered)}
     totals.update({f"hour_{s}": sum(r.hour[s][0] for r in ordered) for s in HOUR_STATES})
+    capped = any(r.capped for r in ordered)
     worker_lines = _workers(now, workers, holders)
     totals["workers_alive"] = sum(1 for w in workers if w.alive)
     limit_lines = [LimitLine(li.name, li.bucket, li.bucket == "", li.running, li.concurrency, li.claims_in_period,
@@ -268,7 +293,7 @@ def build(now: datetime, metrics: Iterable[Metric], minutes: Iterable[MinuteCoun
                       "/schedules?" + urlencode({"name": s.name}), runs_url(workflow=s.workflow))
              for s in upcoming]
     return Overview(
-        now=now, since=since, until=until, workflows=ordered, totals=totals,
+        now=now, since=since, until=until, workflows=ordered, totals=totals, capped=capped,
         dead_total=sum(dead_kinds.values()),
         dead_kinds=[DeadKind(k, n, "/dead-letters?" + urlencode({"kind": k})) for k, n in sorted(dead_kinds.items())],
         newest_dead=newest_dead[:NEWEST_DEAD], workers=worker_lines[:CARD_ROWS],

@@ -21,7 +21,8 @@ SELECT is((SELECT array_agg(proname::text ORDER BY proname) FROM pg_proc
               AND has_function_privilege('cyclone_client', oid, 'EXECUTE')
               AND proname NOT IN ('submit', 'submit_many', 'get_run', 'signal', 'explain_step', 'now', 'next_fire',
                                   'emit_event', 'signal_with_start', 'version',
-                                  'metrics', 'list_runs', 'list_steps', 'list_dead_letters')),
+                                  'metrics', 'list_runs', 'list_steps', 'list_dead_letters',
+                                  'overview_gauges', 'finished_per_minute', 'finished_runs')),
           NULL, 'cyclone_client can execute nothing beyond its list');
 
 SELECT * FROM finish();

@@ -5,10 +5,10 @@
 -- (rerun among them) and the clock are cyclone_admin's
 -- only. next_fire (SPEC 13) and version() are for every role; the schedule functions for
 -- cyclone_worker (an app registers its schedules) and cyclone_admin; metrics
--- (SPEC 14) and the listings (SPEC 15) for cyclone_client and cyclone_admin;
+-- (SPEC 14), the listings (SPEC 15) and the console overview's reads for cyclone_client and cyclone_admin;
 -- configuring a shard and the partition helpers for cyclone_admin.
 BEGIN;
-SELECT plan(153);
+SELECT plan(162);
 
 CREATE TEMP TABLE expected (fn text, worker boolean, client boolean, admin boolean);
 INSERT INTO expected VALUES
@@ -58,6 +58,9 @@ INSERT INTO expected VALUES
     ('cyclone.list_runs(text, text, int, timestamptz)',            false, true,  true),
     ('cyclone.list_steps(uuid)',                                   false, true,  true),
     ('cyclone.list_dead_letters(text, text, int)',                 false, true,  true),
+    ('cyclone.overview_gauges(int)',                               false, true,  true),
+    ('cyclone.finished_per_minute(timestamptz, timestamptz)',      false, true,  true),
+    ('cyclone.finished_runs(timestamptz, timestamptz, text, text, int, timestamptz, uuid)', false, true, true),
     ('cyclone.configure_shard(text, int, int[])',                  false, false, true),
     ('cyclone.run_partition(uuid)',                                false, false, true),
     ('cyclone.step_partition(bigint)',                             false, false, true),
