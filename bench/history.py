@@ -151,7 +151,8 @@ def _template(c: psycopg.Connection[Any]) -> str:
     state = c.execute("SELECT state FROM bench.tpl_runs WHERE id = %s", (run_id,)).fetchone()
     if state != ("completed",):
         raise RuntimeError(f"history: the template run is {state}, not completed")
-    c.execute("DELETE FROM ONLY cyclone.cyclone_runs WHERE id = %s", (run_id,))  # its steps by cascade
+    c.execute("DELETE FROM ONLY cyclone.cyclone_steps WHERE run_id = %s", (run_id,))
+    c.execute("DELETE FROM ONLY cyclone.cyclone_runs WHERE id = %s", (run_id,))
     c.execute("DELETE FROM cyclone.cyclone_archive_queue WHERE run_id = %s", (run_id,))
     return run_id
 

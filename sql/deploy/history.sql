@@ -1,5 +1,5 @@
 -- Deploy cyclone:history
--- requires: history@v0.20.0 tables step_errors schedules audit checks clock live_runs dynamic_nodes
+-- requires: history@v0.22.0 tables step_errors schedules audit checks clock live_runs dynamic_nodes
 -- A complete copy of sql/engine/43_history.sql, written by scripts/rework.py: read and edit that file, not this one.
 BEGIN;
 
@@ -17,7 +17,8 @@ BEGIN;
 -- What leaves the live tables with a run: its steps. What stays where it was: its audit rows, step errors,
 -- schedule row and idempotency key (cyclone_run_keys, unique over every kept run), which prune() deletes
 -- with the run; their foreign keys to the live tables are gone (a cascade would delete them at archive).
--- A run's unconsumed signals go when it is archived (their foreign key cascades; nothing can consume them).
+-- A run's unconsumed signals are deleted when it is archived (nothing can consume them; no foreign key
+-- cascades since hot_path_keys).
 -- cyclone_archive_queue lists the finished runs of the live table (the transaction that ends a run adds it,
 -- 21_runs.sql and 22_advance.sql): archive() reads it instead of an index on finished_at, which the live
 -- table does without so that ending a run is a HOT update.
@@ -107,8 +108,8 @@ $$;
 REVOKE ALL ON FUNCTION cyclone._history_day(date) FROM PUBLIC;
 
 -- _archive_day: moves the given runs, all finished on p_day, with their steps, from the live tables into the
--- day's tables (made when missing), steps first, each in one DELETE ... RETURNING into an INSERT; the runs
--- leave cyclone_archive_queue. Returns how many runs moved. The caller (archive) holds their locks.
+-- day's tables (made when missing), steps first, each in one DELETE ... RETURNING into an INSERT; their
+-- unconsumed signals are deleted; the runs leave cyclone_archive_queue. Returns how many runs moved. The caller (archive) holds their locks.
 CREATE OR REPLACE FUNCTION cyclone._archive_day(p_day date, p_ids uuid[])
 RETURNS integer
 LANGUAGE plpgsql
@@ -119,6 +120,7 @@ DECLARE
 BEGIN
     EXECUTE format('WITH s AS (DELETE FROM ONLY cyclone.cyclone_steps s WHERE s.run_id = ANY ($1) RETURNING s.*) '
                    'INSERT INTO %s SELECT * FROM s', v_day.steps) USING p_ids;
+    DELETE FROM cyclone.cyclone_signals g WHERE g.run_id = ANY (p_ids);
     EXECUTE format('WITH r AS (DELETE FROM ONLY cyclone.cyclone_runs r WHERE r.id = ANY ($1) RETURNING r.*) '
                    'INSERT INTO %s SELECT * FROM r', v_day.runs) USING p_ids;
     GET DIAGNOSTICS v_n = ROW_COUNT;

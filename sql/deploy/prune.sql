@@ -1,5 +1,5 @@
 -- Deploy cyclone:prune
--- requires: prune@v0.21.0 tables checks clock history live_runs coordination_tables
+-- requires: prune@v0.22.0 tables checks clock history live_runs coordination_tables
 -- A complete copy of sql/engine/32_prune.sql, written by scripts/rework.py: read and edit that file, not this one.
 BEGIN;
 
@@ -162,6 +162,7 @@ BEGIN
         PERFORM cyclone._forget_runs('cyclone.cyclone_runs', v_ids);
         DELETE FROM cyclone_archive_queue q WHERE q.run_id = ANY (v_ids);
         DELETE FROM cyclone_steps s WHERE s.run_id = ANY (v_ids);
+        DELETE FROM cyclone_signals g WHERE g.run_id = ANY (v_ids);
         DELETE FROM cyclone_runs r WHERE r.id = ANY (v_ids);
         GET DIAGNOSTICS v_n = ROW_COUNT;
         v_count := v_count + v_n;

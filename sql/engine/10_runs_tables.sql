@@ -6,9 +6,9 @@
 -- _actor()). Every function file reads or writes these tables.
 -- sqitch reaches this shape through the changes tables, client_reads, step_errors, limits (the steps' bucket
 -- columns and their indexes), traces, audit, list_pages, fail (failed_span), step_workflow, metrics, history,
--- live_runs, dynamic_columns, dynamic_nodes, map_items and coordination_tables; the engine guard checks that both end in the same
--- tables. A table changes by a new change with a hand-written ALTER, and this file is edited to match (tables
--- are not reworked).
+-- live_runs, dynamic_columns, dynamic_nodes, map_items, coordination_tables and hot_path_keys; the engine guard
+-- checks that both end in the same tables. A table changes by a new change with a hand-written ALTER, and
+-- this file is edited to match (tables are not reworked).
 --
 -- States are text with named CHECKs, and cross-column invariants make illegal rows unstorable: a step's lease
 -- columns are set iff it is running, finished_at is set iff a run or step is terminal.
@@ -44,7 +44,11 @@ CREATE TABLE cyclone.cyclone_runs (
     -- A version 4 UUID; on a shard (14_shard_tables.sql) _create_runs makes its last 16 bits the run's
     -- partition (_run_id_on), so that a call naming the run is routed without a lookup.
     id              uuid PRIMARY KEY DEFAULT gen_random_uuid(),
-    workflow        text NOT NULL REFERENCES cyclone.cyclone_workflows (name),
+    -- The workflow it runs: submit finds it (P0002 when there is none) and nothing deletes a workflow. No
+    -- foreign key (hot_path_keys.sql): its check locked the workflow's row FOR KEY SHARE for each new run, a
+    -- multixact per submit under concurrent submits of one workflow; check_invariants() reports a run of an
+    -- unknown workflow (run_of_unknown_workflow).
+    workflow        text NOT NULL,
     state           text NOT NULL DEFAULT 'running',
     input           jsonb NOT NULL DEFAULT '{}',
     output          jsonb,               -- set when the run completes: each completed leaf node's output
@@ -131,7 +135,11 @@ CREATE TABLE cyclone.cyclone_steps (
     -- Given by _insert_steps (21_runs.sql) as nextval * partition count + partition (OVERRIDING SYSTEM VALUE):
     -- a step id encodes its run's partition; without a shard, the sequence's value as it is.
     id               bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    run_id           uuid NOT NULL REFERENCES cyclone.cyclone_runs (id) ON DELETE CASCADE,
+    -- Its run, made in the same statement (_insert_steps) and moved or deleted with it, steps first (archive,
+    -- prune, _complete_solo_runs). No foreign key (hot_path_keys.sql): its check was a query and a row lock on
+    -- the run for each step inserted, its cascade a query for each run moved; check_invariants() reports a
+    -- live step without its live run (step_without_run).
+    run_id           uuid NOT NULL,
     node             text NOT NULL,
     handler          text NOT NULL,
     kind             text NOT NULL DEFAULT 'task',       -- what completes it: see step_kind_valid
@@ -295,11 +303,13 @@ GRANT SELECT ON cyclone.cyclone_steps TO cyclone_admin, cyclone_client;
 
 -- Signals that arrived before their wait node was reached (SPEC 9): kept until the node is reached, then
 -- consumed oldest first by the DAG advance (a signal for a node already waiting completes it and is not
--- kept). A run's unconsumed signals go when it is archived, by the foreign key's cascade: a finished run has
--- nothing left to consume them.
+-- kept). A run's unconsumed signals are deleted when it leaves the live table (archive, prune,
+-- _complete_solo_runs): a finished run has nothing left to consume them. signal() checks the run under its
+-- lock; there is no foreign key (hot_path_keys.sql), and check_invariants() reports a signal without its live
+-- run (signal_without_run).
 CREATE TABLE cyclone.cyclone_signals (
     id          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    run_id      uuid NOT NULL REFERENCES cyclone.cyclone_runs (id) ON DELETE CASCADE,
+    run_id      uuid NOT NULL,
     name        text NOT NULL,
     payload     jsonb,
     received_at timestamptz NOT NULL DEFAULT cyclone.now()

@@ -547,11 +547,12 @@ REVOKE ALL ON FUNCTION cyclone._finish_runs(uuid[]) FROM PUBLIC;
 -- Completes the steps among p_step_ids that are a whole run (a run of one step, without a parent: the common
 -- job) for complete_many, and ends their runs, in one statement that moves both rows straight to the day's
 -- history tables with their final values: the step completed as complete() would leave it, the run completed
--- with {node: output}. The usual way updates the step, then the run, queues the run, and archive() later
--- deletes both and inserts them into the day's tables: two row versions of each and an archive queue row more,
--- and archive's transaction. Each element is complete()'s compare-and-set (running, p_worker, its generation,
--- within its timeout), as in complete_many's UPDATE, which completes the rest. Returns the ids of the steps
--- completed; the runs awaiting their runs are told (_notify_awaiters, SPEC 17). The caller holds the runs' locks.
+-- with {node: output} (no signal is kept for it: its one node is a task, and signal() names a wait node).
+-- The usual way updates the step, then the run, queues the run, and archive() later deletes both and inserts
+-- them into the day's tables: two row versions of each and an archive queue row more, and archive's
+-- transaction. Each element is complete()'s compare-and-set (running, p_worker, its generation, within its
+-- timeout), as in complete_many's UPDATE, which completes the rest. Returns the ids of the steps completed;
+-- the runs awaiting their runs are told (_notify_awaiters, SPEC 17). The caller holds the runs' locks.
 -- Left to the usual way: a step holding limit slots (the release trigger fires on UPDATE), a child run (its
 -- parent is told, and a tree is archived together), and every run when today's tables do not exist yet (tick
 -- makes today's and tomorrow's ahead; making them here would take locks on the live tables in the hot path)

@@ -157,6 +157,7 @@ BEGIN
         PERFORM cyclone._forget_runs('cyclone.cyclone_runs', v_ids);
         DELETE FROM cyclone_archive_queue q WHERE q.run_id = ANY (v_ids);
         DELETE FROM cyclone_steps s WHERE s.run_id = ANY (v_ids);
+        DELETE FROM cyclone_signals g WHERE g.run_id = ANY (v_ids);
         DELETE FROM cyclone_runs r WHERE r.id = ANY (v_ids);
         GET DIAGNOSTICS v_n = ROW_COUNT;
         v_count := v_count + v_n;

@@ -25,6 +25,8 @@
 --   at or after its run's created_at (SPEC 17);
 -- - step_of_another_workflow: a live step carries its run's workflow (cyclone_steps.workflow, which claims,
 --   metrics() and the views read);
+-- - step_without_run, signal_without_run, run_of_unknown_workflow: a live step and a kept signal belong to
+--   a live run, and every run to a defined workflow (what the foreign keys kept until hot_path_keys);
 -- - bucket_over_its_limit: a bucket's slots, held and free, are at most its concurrency plus its debt, and
 --   its rate tokens at most its rate plus its rate debt (35_limits.sql): what keeps every window within
 --   the limit;
@@ -138,6 +140,20 @@ AS $$
                'step_workflow', s.workflow, 'run_workflow', r.workflow)
       FROM cyclone_steps s JOIN cyclone_runs r ON r.id = s.run_id
      WHERE s.state IN ('pending', 'available', 'running', 'waiting') AND s.workflow <> r.workflow
+    UNION ALL
+    -- A live step and a kept signal belong to a live run (steps are archived and pruned with their run, and
+    -- signals deleted), and a run to a defined workflow (nothing deletes one).
+    SELECT 'step_without_run', jsonb_build_object('step_id', s.id, 'run_id', s.run_id)
+      FROM ONLY cyclone_steps s
+     WHERE NOT EXISTS (SELECT 1 FROM ONLY cyclone_runs r WHERE r.id = s.run_id)
+    UNION ALL
+    SELECT 'signal_without_run', jsonb_build_object('signal_id', g.id, 'run_id', g.run_id, 'name', g.name)
+      FROM cyclone_signals g
+     WHERE NOT EXISTS (SELECT 1 FROM ONLY cyclone_runs r WHERE r.id = g.run_id)
+    UNION ALL
+    SELECT 'run_of_unknown_workflow', jsonb_build_object('run_id', r.id, 'workflow', r.workflow)
+      FROM ONLY cyclone_runs r
+     WHERE NOT EXISTS (SELECT 1 FROM cyclone_workflows w WHERE w.name = r.workflow)
     UNION ALL
     -- A bucket's slots, held and free, are at most its concurrency plus what
     -- it owes after a lowering; its rate tokens at most its rate plus theirs.

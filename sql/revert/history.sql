@@ -1,5 +1,5 @@
 -- Revert cyclone:history to its previous version: the deploy script it had before
--- (sql/deploy/history@v0.20.0.sql), and a drop of each function the new version added.
+-- (sql/deploy/history@v0.22.0.sql), and a drop of each function the new version added.
 BEGIN;
 
 -- sql/engine/43_history.sql: change `history` — finished runs leave the tables the hot path touches
@@ -95,7 +95,8 @@ BEGIN
     EXECUTE format('CREATE INDEX ON %s (finished_at)', v_runs);
     EXECUTE format(
         'CREATE TABLE %s (LIKE cyclone.cyclone_steps INCLUDING CONSTRAINTS INCLUDING INDEXES, '
-        'CONSTRAINT history_step_finished CHECK (state IN (''completed'', ''discarded'', ''cancelled'')))', v_steps);
+        'CONSTRAINT history_step_finished CHECK (state IN (''completed'', ''discarded'', ''cancelled'', ''skipped'')))',
+        v_steps);
     EXECUTE format('ALTER TABLE %s INHERIT cyclone.cyclone_steps', v_steps);
     INSERT INTO cyclone.cyclone_history (day, runs, steps) VALUES (p_day, v_runs::regclass, v_steps::regclass)
     RETURNING * INTO v_day;

@@ -1,11 +1,12 @@
 -- Revert cyclone:invariants to its previous version: the deploy script it had before
--- (sql/deploy/invariants@v0.21.0.sql), and a drop of each function the new version added.
+-- (sql/deploy/invariants@v0.22.0.sql), and a drop of each function the new version added.
 BEGIN;
 
 -- sql/engine/38_invariants.sql: change `invariants` — check_invariants(): the engine's consistency rules, as
 -- the rows that break them (none when the state is consistent).
 -- Owns: check_invariants. Requires: the tables: 10_runs_tables.sql (steps, runs), 11_limits_tables.sql,
--- 12_schedules_tables.sql (schedule runs), 13_history_tables.sql (cyclone_archive_queue). Called by: admins
+-- 12_schedules_tables.sql (schedule runs), 13_history_tables.sql (cyclone_archive_queue), 14_events_tables.sql
+-- (events). Called by: admins
 -- (cyclone_admin), the CLI (`cyclone check`) and the tests, on demand, not on every scrape: it reads the live
 -- and the archived tables (most rules through partial indexes of live rows; the schedule rule every run with
 -- a key). Reads only: it takes no lock.
@@ -23,6 +24,9 @@ BEGIN;
 --   node of its run; only a waiting map has unfinished items, and a waiting map has one (SPEC 16);
 -- - sleeping_step_without_wake_time: a waiting sleep node has its wake time as scheduled_at and
 --   wait_expires_at (SPEC 16);
+-- - await_waiting_on_ended_run: a waiting await node waits on a live run that has not ended (SPEC 17);
+-- - event_waiting_on_emitted_key: a waiting event node has its key, and no event of that key was emitted
+--   at or after its run's created_at (SPEC 17);
 -- - step_of_another_workflow: a live step carries its run's workflow (cyclone_steps.workflow, which claims,
 --   metrics() and the views read);
 -- - bucket_over_its_limit: a bucket's slots, held and free, are at most its concurrency plus its debt, and
@@ -106,6 +110,24 @@ AS $$
        AND NOT EXISTS (SELECT 1 FROM cyclone_steps i
                         WHERE i.run_id = m.run_id AND i.node = m.node AND i.item_index IS NOT NULL
                           AND i.finished_at IS NULL)
+    UNION ALL
+    -- SPEC 17: a waiting await node waits on a live run that has not ended (the transaction that ends a run
+    -- ends its awaiters), and a waiting event node on a key with no event emitted since its run began (the
+    -- reach would have taken it, and emit_event completes the nodes waiting on its key).
+    SELECT 'await_waiting_on_ended_run', jsonb_build_object('step_id', s.id, 'run_id', s.run_id,
+               'node', s.node, 'awaited_run_id', s.awaited_run_id)
+      FROM ONLY cyclone_steps s
+     WHERE s.state = 'waiting' AND s.kind = 'await'
+       AND NOT EXISTS (SELECT 1 FROM ONLY cyclone_runs r
+                        WHERE r.id = s.awaited_run_id AND r.state IN ('running', 'paused'))
+    UNION ALL
+    SELECT 'event_waiting_on_emitted_key', jsonb_build_object('step_id', s.id, 'run_id', s.run_id,
+               'node', s.node, 'key', s.event_key)
+      FROM ONLY cyclone_steps s
+      JOIN ONLY cyclone_runs r ON r.id = s.run_id
+     WHERE s.state = 'waiting' AND s.kind = 'event'
+       AND (s.event_key IS NULL
+            OR EXISTS (SELECT 1 FROM cyclone_events e WHERE e.key = s.event_key AND e.emitted_at >= r.created_at))
     UNION ALL
     -- A sleeping step has its wake time, as both scheduled_at and
     -- wait_expires_at (SPEC 16: tick wakes it through the waiting index).

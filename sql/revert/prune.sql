@@ -1,5 +1,5 @@
 -- Revert cyclone:prune to its previous version: the deploy script it had before
--- (sql/deploy/prune@v0.21.0.sql), and a drop of each function the new version added.
+-- (sql/deploy/prune@v0.22.0.sql), and a drop of each function the new version added.
 BEGIN;
 
 -- sql/engine/32_prune.sql: change `prune` — retention: deleting the runs that finished long enough ago.
@@ -7,8 +7,9 @@ BEGIN;
 -- rows outside the run and step tables). Finished runs live in the tables of the UTC day they finished
 -- (43_history.sql, docs/history.md), so retention is a DROP TABLE per day, whose cost does not grow with
 -- the runs in it and which leaves no index holding their space; what is not in a day that ended by the
--- cutoff (runs not archived yet, and the day the cutoff falls in) is deleted row by row.
--- Requires: 13_history_tables.sql (cyclone_history, cyclone_archive_queue), 10_runs_tables.sql
+-- cutoff (runs not archived yet, and the day the cutoff falls in) is deleted row by row. Events (SPEC 17)
+-- older than the cutoff go too.
+-- Requires: 14_events_tables.sql (cyclone_events), 13_history_tables.sql (cyclone_history, cyclone_archive_queue), 10_runs_tables.sql
 -- (cyclone_runs, cyclone_steps, cyclone_audit, cyclone_step_errors, cyclone_run_keys),
 -- 12_schedules_tables.sql (cyclone_schedule_runs), 43_history.sql (_history_table, _history_day_of,
 -- _revive), 03_checks.sql (_require), 02_clock.sql (now).
@@ -102,7 +103,8 @@ REVOKE ALL ON FUNCTION cyclone._drop_history_day(date) FROM PUBLIC;
 -- falls in that finished before it, read in that day's own table (its finished_at index). A day that ended
 -- by the cutoff but was not dropped (over the 10, or not locked) is left to a later call to drop whole. A
 -- finished child of a running or paused run is kept. The row-by-row deletes name cyclone_runs and
--- cyclone_steps without ONLY: the runs may be in the live table or in the cutoff's day. Guards:
+-- cyclone_steps without ONLY: the runs may be in the live table or in the cutoff's day. Events emitted
+-- before the cutoff go too (SPEC 17), not counted. Guards:
 -- p_older_than not negative, p_limit positive (22023; NULL: 22004).
 CREATE OR REPLACE FUNCTION cyclone.prune(p_older_than interval, p_limit integer DEFAULT 1000)
 RETURNS integer
@@ -163,6 +165,9 @@ BEGIN
         GET DIAGNOSTICS v_n = ROW_COUNT;
         v_count := v_count + v_n;
     END IF;
+    -- Events emitted before the cutoff (SPEC 17), all of them: small rows, one range of their emitted_at index,
+    -- not counted in the result (runs), so that "call until 0" never leaves events behind for want of runs.
+    DELETE FROM cyclone_events e WHERE e.emitted_at < v_cutoff;
     RETURN v_count;
 END
 $$;

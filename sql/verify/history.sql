@@ -10,4 +10,6 @@ SELECT 1 / (NOT has_function_privilege('public', 'cyclone.archive(int)', 'execut
 SELECT 1 / (pg_get_functiondef('cyclone.archive(int)'::regprocedure) ~ 'cyclone_archive_queue')::int;
 SELECT 1 / (pg_get_functiondef('cyclone._archive_day(date, uuid[])'::regprocedure) ~ 'cyclone_archive_queue')::int;
 SELECT 1 / (pg_get_functiondef('cyclone._revive(uuid)'::regprocedure) ~ 'cyclone_archive_queue')::int;
+-- Issue 32: archive deletes the archived runs' kept signals itself.
+SELECT 1 / (pg_get_functiondef('cyclone._archive_day(date,uuid[])'::regprocedure) ~ 'DELETE FROM cyclone.cyclone_signals')::int;
 ROLLBACK;

@@ -5,4 +5,6 @@ SELECT 1 / has_function_privilege('cyclone_admin', 'cyclone.check_invariants()',
 SELECT 1 / (NOT has_function_privilege('cyclone_client', 'cyclone.check_invariants()', 'execute'))::int;
 -- Runs that end are queued for archive() (live_runs.sql).
 SELECT 1 / (pg_get_functiondef('cyclone.check_invariants()'::regprocedure) ~ 'cyclone_archive_queue')::int;
+-- Issue 32: what the foreign keys kept.
+SELECT 1 / (pg_get_functiondef('cyclone.check_invariants()'::regprocedure) ~ 'step_without_run')::int;
 ROLLBACK;

@@ -7,4 +7,6 @@ SELECT 1 / (NOT has_function_privilege('public', 'cyclone.prune(interval, int)',
 SELECT 'cyclone._drop_history_day(date)'::regprocedure;
 -- Runs that end are queued for archive() (live_runs.sql).
 SELECT 1 / (pg_get_functiondef('cyclone.prune(interval, int)'::regprocedure) ~ 'cyclone_archive_queue')::int;
+-- Issue 32: prune deletes the pruned runs' kept signals itself.
+SELECT 1 / (pg_get_functiondef('cyclone.prune(interval,integer)'::regprocedure) ~ 'DELETE FROM cyclone_signals')::int;
 ROLLBACK;
