@@ -76,11 +76,17 @@ def _check_partitions(partitions: int, shards: int) -> None:
 
 
 def router_dsn(dsn: str) -> str:
-    """A shard's DSN as the router keeps it: with ``connect_timeout`` (a shard
-    that does not answer fails its call in seconds, not TCP's minutes)."""
-    if "connect_timeout" in db.conninfo_params(dsn):
-        return dsn
-    return db.with_options(dsn, connect_timeout=CONNECT_TIMEOUT)
+    """A shard's DSN as the router keeps it: with ``connect_timeout`` and
+    ``tcp_user_timeout`` unless it sets them. PL/Proxy connects without
+    blocking, so libpq's ``connect_timeout`` does not bound its connections;
+    ``tcp_user_timeout`` (milliseconds) does, for a shard over TCP whose host
+    does not answer: sent data, a connection request included, that stays
+    unacknowledged that long fails the call, in seconds rather than TCP's
+    minutes (docs/reliability.md, A shard that stops)."""
+    params = db.conninfo_params(dsn)
+    added = {name: value for name, value in (("connect_timeout", CONNECT_TIMEOUT),
+                                             ("tcp_user_timeout", CONNECT_TIMEOUT * 1000)) if name not in params}
+    return db.with_options(dsn, **added) if added else dsn
 
 
 def init(router: str, shards: Sequence[str], partitions: int | None = None) -> list[RouterPartition]:

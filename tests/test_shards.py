@@ -11,8 +11,10 @@ two shards as separate clusters and stops one.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import socket
 import time
 import uuid
 from collections.abc import Iterator
@@ -365,4 +367,48 @@ def test_a_stopped_shard_fails_only_its_own_calls_and_loses_nothing(
         for p in procs:
             p.stop()
             p.close()
+        embedded_db.drop_database(db.dbname_of(router))
+
+
+@pytest.fixture
+def silent_host() -> Iterator[int]:
+    """A TCP port on 127.0.0.1 that answers no connection request, as a host that is down or whose packets are
+    dropped: a listener that never accepts, its backlog full, so the kernel drops each SYN."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(0)
+    port = server.getsockname()[1]
+    queued = [socket.socket() for _ in range(3)]
+    for s in queued:
+        s.setblocking(False)
+        with contextlib.suppress(BlockingIOError):
+            s.connect(("127.0.0.1", port))
+    time.sleep(0.2)  # the queue is full once these are in it
+    try:
+        yield port
+    finally:
+        for s in [*queued, server]:
+            s.close()
+
+
+def test_a_shard_whose_host_does_not_answer_fails_its_calls_within_tcp_user_timeout(
+        embedded_db: db.EmbeddedCluster, silent_host: int) -> None:
+    """Issue 37: PL/Proxy connects without blocking, so libpq's connect_timeout does not bound it; the
+    tcp_user_timeout that shards.router_dsn adds (5 s) does: a call for a shard whose host never answers fails
+    with the 08006 error naming it within that, not after the client's statement_timeout (15 s here)."""
+    router = embedded_db.create_database(f"cyclone_t_{os.getpid()}_{uuid.uuid4().hex[:8]}_router")
+    try:
+        db.sqitch(["deploy"], router, quiet=True, project=db.router_project())
+        silent = f"host=127.0.0.1 port={silent_host} dbname=cyclone user=postgres"
+        names = shards.shard_names(2)
+        with Client(router, min_size=1, max_size=1) as admin:
+            admin.configure_router([(names[0], shards.router_dsn(embedded_db.url())),
+                                    (names[1], shards.router_dsn(silent))], shards.layout(names, PARTITIONS))
+        with Client(router, statement_timeout=3 * shards.CONNECT_TIMEOUT) as client:
+            took, exc = _timed(lambda: client.get_run(uuid.UUID(int=1)))  # partition 1: shard-1
+        assert _unreachable(exc, "shard-1"), exc
+        assert "timed out" in str(exc), exc
+        assert took < shards.CONNECT_TIMEOUT + 1.5, f"the call took {took:.2f} s to fail"
+        print(f"\na call for a shard whose host does not answer failed after {took:.2f} s")
+    finally:
         embedded_db.drop_database(db.dbname_of(router))
