@@ -17,7 +17,6 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from cyclone_py import errors
@@ -31,14 +30,25 @@ logger = logging.getLogger("cyclone_py.worker")
 INTERVAL = 0.25
 
 
-@dataclass
 class _Entry:
-    step: ClaimedStep
-    value: Any = None
-    pending: bool = False
-    next_at: float = 0.0  # monotonic time before which no call for this step is sent
-    # Held while this step's value is sent: a flush waits for a send in flight, so values arrive in order.
-    sending: threading.Lock = field(default_factory=threading.Lock)
+    """One running step's progress: its newest value, and whether it still has to be sent."""
+
+    __slots__ = ("step", "value", "pending", "next_at", "ended", "_sending")
+
+    def __init__(self, step: ClaimedStep) -> None:
+        self.step = step
+        self.value: Any = None
+        self.pending = False
+        self.next_at = 0.0  # monotonic time before which no call for this step is sent
+        self.ended = False  # flushed or forgotten: a later value is dropped
+        self._sending: threading.Lock | None = None
+
+    @property
+    def sending(self) -> threading.Lock:
+        """Held while this step's value is sent: a flush waits for a send in flight, so values arrive in
+        order. Made with the first value (under the throttle's condition), not for every step."""
+        assert self._sending is not None
+        return self._sending
 
 
 class ProgressThrottle:
@@ -60,22 +70,27 @@ class ProgressThrottle:
         self.interval = interval
         self._extra = dict(extra or {})
         self._cond = threading.Condition()
-        self._entries: dict[int, _Entry] = {}
+        self._sinks: dict[int, _Entry] = {}  # every running step's, by step id
+        self._entries: dict[int, _Entry] = {}  # those that reported a value: the sending thread's
         self._thread: threading.Thread | None = None
         self._closed = False
 
     def sink(self, step: ClaimedStep) -> Callable[[Any], None]:
-        """What ``step``'s context calls with each value (never blocks on the database)."""
+        """What ``step``'s context calls with each value (never blocks on the database). Most steps
+        report no progress: a step is known to the sending thread only from its first value, and until
+        then costs an object and a dict entry, no lock."""
         entry = _Entry(step)
-        with self._cond:
-            self._entries[step.step_id] = entry
+        self._sinks[step.step_id] = entry  # only flush and forget take it out; nothing iterates it
 
         def put(value: Any) -> None:
             with self._cond:
-                if self._entries.get(step.step_id) is not entry:
+                if entry.ended:
                     return  # the step has ended: its result is reported already
                 entry.value = value
                 entry.pending = True
+                if entry._sending is None:
+                    entry._sending = threading.Lock()
+                    self._entries[step.step_id] = entry
                 if self._thread is None and not self._closed:
                     self._thread = threading.Thread(target=self._run, name="cyclone-progress", daemon=True)
                     self._thread.start()
@@ -86,15 +101,21 @@ class ProgressThrottle:
     def flush(self, step_id: int) -> None:
         """The step has ended: send its pending value now (in the caller's
         thread, after a send in flight) and forget it."""
-        with self._cond:
-            entry = self._entries.pop(step_id, None)
-        if entry is not None:
+        entry = self._end(step_id)
+        if entry is not None and entry._sending is not None:
             self._send(entry)
 
     def forget(self, step_id: int) -> None:
         """The step has ended without a result to report: drop its pending value."""
-        with self._cond:
-            self._entries.pop(step_id, None)
+        self._end(step_id)
+
+    def _end(self, step_id: int) -> _Entry | None:
+        entry = self._sinks.pop(step_id, None)
+        if entry is not None:
+            with self._cond:
+                entry.ended = True
+                self._entries.pop(step_id, None)
+        return entry
 
     def close(self) -> None:
         with self._cond:
