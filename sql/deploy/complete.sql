@@ -19,12 +19,15 @@ BEGIN;
 --   2. The runs: when one has a parent, _root_run (_ancestors) to order them and
 --      _lock_run for each (21_runs.sql); else one SELECT ... FOR NO KEY UPDATE in
 --      run-id order.
---   3. One UPDATE of the steps, locking those it matches. Its statement trigger
+--   3. _complete_solo_runs (22_advance.sql): the steps that are a whole run (one step, no parent, no
+--      limit) are completed and moved with their runs to today's day tables in one statement (no trigger
+--      fires: the release trigger is on UPDATE, and these take no slot), then _notify_awaiters.
+--   4. One UPDATE of the other steps, locking those it matches. Its statement trigger
 --      cyclone_steps_release_slots (_release_slots, 35_limits.sql) gives their limit
 --      slots back: slot rows deleted, free ones inserted, a lowered concurrency's
 --      debt paid under the bucket row's lock, held-back marks cleared (SKIP LOCKED),
 --      and _wake (40_wakeups.sql) when a held-back step may now run.
---   4. _advance_runs (22_advance.sql) over the runs with a step completed: ready
+--   5. _advance_runs (22_advance.sql) over the runs with a step completed: ready
 --      tasks made available (_wake); a run with a ready wait or child node through
 --      _advance, which consumes an early signal, starts a child run (_start_runs,
 --      _create_runs, _insert_steps, which may create cyclone_buckets rows; on a shard
@@ -34,7 +37,7 @@ BEGIN;
 --      _finish_runs, which completes or fails the finished runs (queued in
 --      cyclone_archive_queue) and calls _notify_parent for each finished child run,
 --      completing or discarding its node and advancing the parent, already locked.
--- complete() reaches the same from step 3 on, for one step. Both refuse a result
+-- complete() reaches the same from step 4 on, for one step. Both refuse a result
 -- that arrives once the step's timeout has passed (SPEC 18; see complete).
 -- This file is the change's complete current source; edit it here and ship it with
 -- `make rework CHANGE=complete NOTE="..."` (docs/architecture.md, Changing the engine).
@@ -129,8 +132,9 @@ GRANT EXECUTE ON FUNCTION cyclone.complete(bigint,text,bigint,jsonb) TO cyclone_
 -- stops at the first bad one, before any lock. The runs of the listed steps are locked before
 -- any step: when one has a parent, one at a time through _lock_run in order of
 -- _root_run, then run id, so that two batches crossing parent and child runs
--- cannot deadlock; else all in one statement, in run-id order. Then one UPDATE
--- completes the matching steps and one _advance_runs advances their runs.
+-- cannot deadlock; else all in one statement, in run-id order. Then the runs of
+-- one step end straight into history (_complete_solo_runs), one UPDATE completes
+-- the other matching steps and one _advance_runs advances their runs.
 -- plan_cache_mode = force_generic_plan: the hot path (see complete).
 CREATE OR REPLACE FUNCTION cyclone.complete_many(
     p_worker text,
@@ -148,7 +152,7 @@ DECLARE
     v_now timestamptz := cyclone.now();
     v_run_id uuid;
     v_runs uuid[];
-    v_done bigint[];
+    v_done bigint[] := '{}';
     v_solo bigint[];
     v_bad record;
 BEGIN
@@ -187,31 +191,34 @@ BEGIN
     END IF;
 
     -- Runs of one step end with it, straight into history (_complete_solo_runs, 22_advance.sql); the
-    -- UPDATE below no longer matches the steps it moved.
+    -- UPDATE below no longer matches the steps it moved, and is not run when they were all of them (a
+    -- worker's batch of single-step jobs).
     v_solo := cyclone._complete_solo_runs(p_worker, p_step_ids, p_lease_generations, p_outputs, v_now);
 
-    -- Each row finds its own element by array_position (a scan of the id
-    -- array, cheap at batch sizes of hundreds) rather than through a join with
-    -- unnest(): the generic plan of such a join, from statistics that see few
-    -- running steps, re-expanded all three arrays for every row, outputs
-    -- included (137 ms for a batch of 370).
-    WITH done AS (
-        UPDATE ONLY cyclone_steps s
-           SET state = 'completed', output = p_outputs[array_position(p_step_ids, s.id)], finished_at = v_now,
-               lease_owner = NULL, lease_expiry = NULL, error = NULL, error_kind = NULL
-         WHERE s.id = ANY (p_step_ids)
-           AND s.state = 'running'
-           AND s.lease_owner = p_worker
-           AND s.lease_generation = p_lease_generations[array_position(p_step_ids, s.id)]
-           AND (s.timeout IS NULL OR s.started_at + least(s.timeout, interval '366 days') > v_now)
-        RETURNING s.id, s.run_id
-    )
-    SELECT coalesce(array_agg(d.id), '{}'), array_agg(DISTINCT d.run_id ORDER BY d.run_id)
-      INTO v_done, v_runs
-      FROM done d;
+    IF cardinality(v_solo) < cardinality(p_step_ids) THEN
+        -- Each row finds its own element by array_position (a scan of the id
+        -- array, cheap at batch sizes of hundreds) rather than through a join with
+        -- unnest(): the generic plan of such a join, from statistics that see few
+        -- running steps, re-expanded all three arrays for every row, outputs
+        -- included (137 ms for a batch of 370).
+        WITH done AS (
+            UPDATE ONLY cyclone_steps s
+               SET state = 'completed', output = p_outputs[array_position(p_step_ids, s.id)], finished_at = v_now,
+                   lease_owner = NULL, lease_expiry = NULL, error = NULL, error_kind = NULL
+             WHERE s.id = ANY (p_step_ids)
+               AND s.state = 'running'
+               AND s.lease_owner = p_worker
+               AND s.lease_generation = p_lease_generations[array_position(p_step_ids, s.id)]
+               AND (s.timeout IS NULL OR s.started_at + least(s.timeout, interval '366 days') > v_now)
+            RETURNING s.id, s.run_id
+        )
+        SELECT coalesce(array_agg(d.id), '{}'), array_agg(DISTINCT d.run_id ORDER BY d.run_id)
+          INTO v_done, v_runs
+          FROM done d;
 
-    IF v_runs IS NOT NULL THEN
-        PERFORM cyclone._advance_runs(v_runs);
+        IF v_runs IS NOT NULL THEN
+            PERFORM cyclone._advance_runs(v_runs);
+        END IF;
     END IF;
 
     RETURN QUERY
