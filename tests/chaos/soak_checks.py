@@ -54,6 +54,21 @@ BEGIN
 END $$;
 CREATE TRIGGER chaos_observe AFTER UPDATE ON cyclone.cyclone_steps
     FOR EACH ROW WHEN (OLD.state IS DISTINCT FROM NEW.state) EXECUTE FUNCTION public.chaos_observe();
+-- A step that leaves the live table (archive, or a run of one step that
+-- complete_many ends straight into history, docs/history.md) is recorded as a
+-- move: new_state 'moved', its row then read from the day tables. A move from
+-- any state but completed is that step's completion (the day table's row holds
+-- the final values, written by the move itself, with no UPDATE to observe).
+CREATE FUNCTION public.chaos_observe_move() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO public.chaos_transitions (step_id, old_state, new_state, old_generation, new_generation,
+                                          old_reclaims, new_reclaims, attempt, error)
+    VALUES (OLD.id, OLD.state, 'moved', OLD.lease_generation, OLD.lease_generation,
+            OLD.reclaims, OLD.reclaims, OLD.attempt, OLD.error);
+    RETURN NULL;
+END $$;
+CREATE TRIGGER chaos_observe_move AFTER DELETE ON cyclone.cyclone_steps
+    FOR EACH ROW EXECUTE FUNCTION public.chaos_observe_move();
 """
 
 
@@ -100,11 +115,16 @@ class StepAudit:
 
 _STEP_AUDIT = """
 WITH t AS (
+    -- a move from any state but completed completes the step (see OBSERVER)
     SELECT step_id,
-           count(*) FILTER (WHERE new_state = 'completed') AS completions,
-           min(old_state) FILTER (WHERE new_state = 'completed') AS completed_from,
-           max(new_generation) FILTER (WHERE new_state = 'completed') AS completed_generation,
-           count(*) FILTER (WHERE old_state = 'completed') AS left_completed,
+           count(*) FILTER (WHERE new_state = 'completed'
+                              OR new_state = 'moved' AND old_state <> 'completed') AS completions,
+           min(old_state) FILTER (WHERE new_state = 'completed'
+                                    OR new_state = 'moved' AND old_state <> 'completed') AS completed_from,
+           max(new_generation) FILTER (WHERE new_state = 'completed'
+                                         OR new_state = 'moved' AND old_state <> 'completed')
+               AS completed_generation,
+           count(*) FILTER (WHERE old_state = 'completed' AND new_state <> 'moved') AS left_completed,
            count(*) FILTER (WHERE new_state = 'running') AS claims,
            count(*) FILTER (WHERE old_state = 'running' AND new_state = 'available'
                               AND new_reclaims = old_reclaims + 1) AS reclaimed,
