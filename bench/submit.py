@@ -3,8 +3,9 @@
 In one fresh database, ``bench.raw_runs`` and ``bench.raw_steps`` are copies of
 ``cyclone_runs`` and ``cyclone_steps`` with everything a row insert pays for:
 ``LIKE … INCLUDING ALL`` (defaults, CHECK constraints, every index, partial
-ones included) and the same foreign keys (to the workflows, and steps to their
-runs). The raw side inserts exactly the rows ``submit`` wrote for a template
+ones included) and the engine tables' foreign keys, as the catalog has them
+(none since 0.23.0's hot_path_keys; before, to the workflows, and steps to
+their runs). The raw side inserts exactly the rows ``submit`` wrote for a template
 run of ``bench_noop`` (every column, as literals), the run and its step in one
 statement: the cheapest way to write them, so the ratio is an upper bound on
 what the engine's work adds (the definition's lookup, checks, the wake-up).
