@@ -1109,3 +1109,161 @@ def test_a_refusal_quotes_at_most_a_bounded_part_of_a_huge_value(db: Conn, world
             long.append(f"{query}: {raised.value.sqlstate}, {len(message)} characters")
     assert snapshot(db) == before
     assert long == []
+
+
+# -- bad values for the functions added since 0.20.0 (SPEC 16-17, workers, the overview) ----------
+
+DEEP = "[" * 100_000 + "]" * 100_000  # 100,000 nested arrays: past PostgreSQL's stack, not a value
+SUBMIT_NEW = "SELECT cyclone.submit('one', '{}', p_priority => %s)"
+DEBOUNCED = "SELECT cyclone.submit('one', '{}', p_debounce_key => %s, p_debounce => %s, p_debounce_max => %s)"
+WINDOWED = "SELECT cyclone.submit('one', '{}', p_idempotency_key => 'k', p_idempotency_window => %s)"
+SWS = "SELECT cyclone.signal_with_start(%s, %s, %s, %s, %s)"
+SNOOZE = "SELECT cyclone.snooze(%s, 'w', %s, %s)"
+PROGRESS = "SELECT cyclone.progress(%s, 'w', %s, %s)"
+
+
+def sws(workflow: str = "one", key: str = "k", signal: str = "go", payload: Any = None,
+        input: Any = None) -> Callable[[Row], list[Any]]:
+    return lambda w: [workflow, key, signal, Jsonb(payload), Jsonb({} if input is None else input)]
+
+
+WINDOW = "must be finite, not empty and at most a day"
+
+BAD_NEW: dict[str, Bad] = {
+    # emit_event
+    "emit_event: empty key": Bad("SELECT cyclone.emit_event(%s)", lambda w: [""], words="non-empty event key"),
+    "emit_event: huge key": Bad("SELECT cyclone.emit_event(%s)", lambda w: [HUGE],
+                                 words="the limit is 1000 bytes"),
+    "emit_event: payload over 1 MiB": Bad("SELECT cyclone.emit_event('k', %s)",
+                                          lambda w: [Jsonb({"b": "y" * 1_100_000})], words="1 MiB"),
+    "emit_event: deep payload": Bad("SELECT cyclone.emit_event('k', %s::jsonb)", lambda w: [DEEP],
+                                    sqlstate="54001", words="stack depth"),
+    "emit_event: payload not JSON": Bad("SELECT cyclone.emit_event('k', %s::jsonb)", lambda w: ["paid"],
+                                        sqlstate="22P02", words="json"),
+    # signal_with_start
+    "signal_with_start: empty key": Bad(SWS, sws(key=""), words="non-empty key"),
+    "signal_with_start: huge key": Bad(SWS, sws(key=HUGE), words="the limit is 1000 bytes"),
+    "signal_with_start: empty signal": Bad(SWS, sws(signal=""), words="non-empty signal name"),
+    "signal_with_start: unknown workflow": Bad(SWS, sws(workflow="nope"), sqlstate="P0002", words="not found"),
+    "signal_with_start: input an array": Bad(SWS, sws(input=[1]), words="must be a JSON object"),
+    "signal_with_start: input over 1 MiB": Bad(SWS, sws(input={"b": "y" * 1_100_000}), words="1 MiB"),
+    "signal_with_start: payload over 1 MiB": Bad(SWS, sws(payload={"b": "y" * 1_100_000}), words="1 MiB"),
+    # rerun
+    "rerun: a run still running": Bad("SELECT cyclone.rerun(%s)", lambda w: [w["run_id"]], sqlstate="55000"),
+    "rerun: unknown run": Bad("SELECT cyclone.rerun(%s)", lambda w: [uuid.uuid4()], sqlstate="P0002",
+                              words="not found"),
+    "rerun: unknown node": Bad("SELECT cyclone.rerun(%s, 'nope')", lambda w: [w["dead"]], sqlstate="P0002"),
+    "rerun: empty node": Bad("SELECT cyclone.rerun(%s, '')", lambda w: [w["dead"]], sqlstate="P0002"),
+    "rerun: huge node": Bad("SELECT cyclone.rerun(%s, %s)", lambda w: [w["dead"], HUGE], sqlstate="P0002"),
+    "rerun: not a uuid": Bad("SELECT cyclone.rerun(%s::uuid)", lambda w: ["run-1"], sqlstate="22P02",
+                             words="uuid"),
+    # submit's priority, debounce and dedupe window
+    "priority: above 1000": Bad(SUBMIT_NEW, lambda w: [1001], words="p_priority"),
+    "priority: below -1000": Bad(SUBMIT_NEW, lambda w: [-1001], words="p_priority"),
+    "priority: past int": Bad(SUBMIT_NEW, lambda w: [2**31], sqlstate="42883", words="does not exist"),
+    "priority: not a number": Bad("SELECT cyclone.submit('one', '{}', p_priority => %s::int)", lambda w: ["high"],
+                                  sqlstate="22P02", words="integer"),
+    "debounce: a key without an interval": Bad(DEBOUNCED, lambda w: ["d", None, None], words="p_debounce"),
+    "debounce: an interval without a key": Bad(DEBOUNCED, lambda w: [None, HOUR, None], words="p_debounce"),
+    "debounce: zero": Bad(DEBOUNCED, lambda w: ["d", timedelta(0), None], words="p_debounce"),
+    "debounce: negative": Bad(DEBOUNCED, lambda w: ["d", -HOUR, None], words="p_debounce"),
+    "debounce: not an interval": Bad(DEBOUNCED, lambda w: ["d", "soon", None], sqlstate="22007",
+                                     words="interval"),
+    "debounce: empty key": Bad(DEBOUNCED, lambda w: ["", HOUR, None], words="go together"),
+    "debounce: huge key": Bad(DEBOUNCED, lambda w: [HUGE, HOUR, None],
+                                 words="the limit is 1000 bytes"),
+    "debounce: negative bound": Bad(DEBOUNCED, lambda w: ["d", HOUR, -HOUR], words="p_debounce_max"),
+    "dedupe window: zero": Bad(WINDOWED, lambda w: [timedelta(0)], words="p_idempotency_window"),
+    "dedupe window: negative": Bad(WINDOWED, lambda w: [-HOUR], words="p_idempotency_window"),
+    # snooze and progress, on the running step (it stays running, its lease intact)
+    "snooze: negative delay": Bad(SNOOZE, lambda w: [w["step_id"], w["lease_generation"], -HOUR],
+                                  words="p_delay"),
+    "snooze: over 365 days": Bad(SNOOZE, lambda w: [w["step_id"], w["lease_generation"], timedelta(days=366)],
+                                 words="p_delay"),
+    "snooze: a million years": Bad(SNOOZE, lambda w: [w["step_id"], w["lease_generation"], "1000000 years"],
+                                   words="p_delay"),
+    "snooze: not an interval": Bad(SNOOZE, lambda w: [w["step_id"], w["lease_generation"], "later"],
+                                   sqlstate="22007", words="interval"),
+    "progress: over 64 KiB": Bad(PROGRESS, lambda w: [w["step_id"], w["lease_generation"],
+                                                      Jsonb({"b": "y" * 70_000})], words="64 KiB"),
+    "progress: deep": Bad("SELECT cyclone.progress(%s, 'w', %s, %s::jsonb)",
+                          lambda w: [w["step_id"], w["lease_generation"], DEEP], sqlstate="54001",
+                          words="stack depth"),
+    "progress: not JSON": Bad("SELECT cyclone.progress(%s, 'w', %s, %s::jsonb)",
+                              lambda w: [w["step_id"], w["lease_generation"], "half"], sqlstate="22P02",
+                              words="json"),
+    # release: a lease that is not the step's is refused as complete's is, by answering false
+    "release: another generation": Bad("SELECT cyclone.release(%s, 'w', %s) AS r",
+                                       lambda w: [w["step_id"], w["lease_generation"] + 1], returns=False),
+    "release: unknown step": Bad("SELECT cyclone.release(%s, 'w', 1) AS r", lambda w: [2**63 - 1], returns=False),
+    # register_worker
+    "register_worker: empty name": Bad("SELECT cyclone.register_worker(%s, '{}')", lambda w: [""],
+                                       words="is empty"),
+    "register_worker: huge name": Bad("SELECT cyclone.register_worker(%s, '{}')", lambda w: [HUGE],
+                                      words="at most"),
+    "register_worker: info an array": Bad("SELECT cyclone.register_worker('w2', %s)", lambda w: [Jsonb([1])],
+                                          words="JSON object"),
+    "register_worker: info over 64 KiB": Bad("SELECT cyclone.register_worker('w2', %s)",
+                                             lambda w: [Jsonb({"b": "y" * 1_100_000})], words="KiB"),
+    "register_worker: deep info": Bad("SELECT cyclone.register_worker('w2', %s::jsonb)", lambda w: [DEEP],
+                                      sqlstate="54001", words="stack depth"),
+    # the overview's reads
+    "overview_gauges: negative": Bad("SELECT * FROM cyclone.overview_gauges(%s)", lambda w: [-1],
+                                     words="p_"),
+    "overview_gauges: not a number": Bad("SELECT * FROM cyclone.overview_gauges(%s::int)", lambda w: ["many"],
+                                         sqlstate="22P02", words="integer"),
+    "finished_per_minute: from -infinity": Bad("SELECT * FROM cyclone.finished_per_minute(%s, now())",
+                                               lambda w: ["-infinity"], words=WINDOW),
+    "finished_per_minute: to infinity": Bad("SELECT * FROM cyclone.finished_per_minute(now(), %s)",
+                                            lambda w: ["infinity"], words=WINDOW),
+    "finished_per_minute: reversed": Bad("SELECT * FROM cyclone.finished_per_minute(now(), now() - %s)",
+                                         lambda w: [HOUR], words=WINDOW),
+    "finished_per_minute: a thousand years": Bad(
+        "SELECT * FROM cyclone.finished_per_minute(now() - interval '1000 years', now())", lambda w: [],
+        words=WINDOW),
+    "finished_per_minute: not a time": Bad("SELECT * FROM cyclone.finished_per_minute(%s, now())",
+                                           lambda w: ["yesterday-ish"], sqlstate="22007", words="timestamp"),
+    "finished_runs: negative limit": Bad("SELECT * FROM cyclone.finished_runs(now() - interval '1 day', now(),"
+                                         " NULL, NULL, %s)", lambda w: [-1], words="p_limit"),
+    "finished_runs: from -infinity": Bad("SELECT * FROM cyclone.finished_runs(%s, now())", lambda w: ["-infinity"],
+                                         words=WINDOW),
+    "finished_runs: unknown state": Bad("SELECT * FROM cyclone.finished_runs(now() - interval '1 day', now(),"
+                                        " NULL, %s)", lambda w: ["sleeping"], words="p_state"),
+    "version: an argument": Bad("SELECT cyclone.version(%s)", lambda w: [1], sqlstate="42883",
+                                words="does not exist"),
+}
+
+
+def test_bad_values_for_the_functions_since_0_20_are_a_named_sqlstate_and_write_nothing(
+    db: Conn, world: Row,
+) -> None:
+    """BAD_NEW as BAD: empty, huge, control characters, deep or oversized JSON,
+    infinite or out-of-range times and intervals, values of the wrong type."""
+    wrong = []
+    for label, bad in BAD_NEW.items():
+        before = snapshot(db)
+        try:
+            rows = db.execute(bad.query, bad.args(world)).fetchall()
+        except psycopg.Error as exc:
+            message = exc.diag.message_primary or ""
+            if bad.returns is not None or exc.sqlstate != bad.sqlstate or bad.words not in message:
+                wrong.append(f"{label}: {exc.sqlstate} {message[:200]!r}")
+            elif "\n" in message or len(message) > 500:
+                wrong.append(f"{label}: a message of several lines or {len(message)} characters")
+        else:
+            if bad.returns is None or rows != [{"r": bad.returns}]:
+                wrong.append(f"{label}: accepted, answered {str(rows)[:200]}")
+        if snapshot(db) != before:
+            wrong.append(f"{label}: wrote to {[t for t, h in snapshot(db).items() if before.get(t) != h]}")
+    assert wrong == []
+    assert len(BAD_NEW) >= 50
+
+
+@pytest.mark.xfail(strict=True, reason="engine: signal_with_start (like signal) takes a signal name of any length;"
+                   " a wait node's signal is a name of at most 200 characters at define_workflow")
+def test_signal_with_start_refuses_a_huge_signal_name_and_writes_nothing(db: Conn, world: Row) -> None:
+    before = snapshot(db)
+    with pytest.raises(psycopg.Error) as raised:
+        db.execute(SWS, sws(signal=HUGE)(world))
+    assert raised.value.sqlstate == "22023"
+    assert snapshot(db) == before
