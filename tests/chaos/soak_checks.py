@@ -57,8 +57,9 @@ CREATE TRIGGER chaos_observe AFTER UPDATE ON cyclone.cyclone_steps
 -- A step that leaves the live table (archive, or a run of one step that
 -- complete_many ends straight into history, docs/history.md) is recorded as a
 -- move: new_state 'moved', its row then read from the day tables. A move from
--- any state but completed is that step's completion (the day table's row holds
--- the final values, written by the move itself, with no UPDATE to observe).
+-- running is that step's completion (the day table's row holds the final
+-- values, written by the move itself, with no UPDATE to observe); archive moves
+-- only steps that are done.
 CREATE FUNCTION public.chaos_observe_move() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     INSERT INTO public.chaos_transitions (step_id, old_state, new_state, old_generation, new_generation,
@@ -115,14 +116,14 @@ class StepAudit:
 
 _STEP_AUDIT = """
 WITH t AS (
-    -- a move from any state but completed completes the step (see OBSERVER)
+    -- a move from running completes the step (see OBSERVER)
     SELECT step_id,
            count(*) FILTER (WHERE new_state = 'completed'
-                              OR new_state = 'moved' AND old_state <> 'completed') AS completions,
+                              OR new_state = 'moved' AND old_state = 'running') AS completions,
            min(old_state) FILTER (WHERE new_state = 'completed'
-                                    OR new_state = 'moved' AND old_state <> 'completed') AS completed_from,
+                                    OR new_state = 'moved' AND old_state = 'running') AS completed_from,
            max(new_generation) FILTER (WHERE new_state = 'completed'
-                                         OR new_state = 'moved' AND old_state <> 'completed')
+                                         OR new_state = 'moved' AND old_state = 'running')
                AS completed_generation,
            count(*) FILTER (WHERE old_state = 'completed' AND new_state <> 'moved') AS left_completed,
            count(*) FILTER (WHERE new_state = 'running') AS claims,
@@ -153,25 +154,41 @@ def step_audit(dsn: str) -> list[StepAudit]:
     return [StepAudit(**r) for r in query(dsn, _STEP_AUDIT)]
 
 
-def step_problems(a: StepAudit) -> list[str]:
-    """What is wrong with one step of a finished soak (empty: nothing)."""
+#: Step kinds that wait for something and are never claimed (SPEC 16-17).
+WAITING_KINDS = ("child", "map", "sleep", "event", "await", "wait")
+
+
+def step_problems(a: StepAudit, *, kept: bool = False) -> list[str]:
+    """What is wrong with one step of a finished soak (empty: nothing).
+    ``kept``: a step of a rerun that starts completed with its original's
+    output (SPEC 17): never claimed, never executed."""
     out = []
+    if a.state == "skipped":  # a condition said no (SPEC 16): never claimed, run, completed or given an output
+        if a.claims or a.executions or a.completions or a.has_output or a.leased:
+            out.append(f"skipped, yet claimed {a.claims}, executed {a.executions}, completed {a.completions}"
+                       f" times, output {a.has_output}, leased {a.leased}")
+        return out
     if a.state != "completed":
         out.append(f"is {a.state}")
     if a.leased:
         out.append("still holds a lease")
     if not a.has_output:
         out.append("has no output")
-    if a.completions != 1:
-        out.append(f"completed {a.completions} times")
     if a.left_completed:
         out.append(f"left completed {a.left_completed} times")
-    if a.kind == "child":
+    if kept:
+        if a.claims or a.executions or a.completions > 1:
+            out.append(f"a kept step was claimed {a.claims}, executed {a.executions}, completed {a.completions}"
+                       " times")
+        return out
+    if a.completions != 1:
+        out.append(f"completed {a.completions} times")
+    if a.kind in WAITING_KINDS:
         if a.completed_from != "waiting":
             out.append(f"completed from {a.completed_from}, not waiting")
         if a.claims or a.executions:
-            out.append(f"a child node was claimed {a.claims} times and executed {a.executions} times")
-        if a.child_run_id is None:
+            out.append(f"a {a.kind} node was claimed {a.claims} times and executed {a.executions} times")
+        if a.kind == "child" and a.child_run_id is None:
             out.append("a child node without its child run")
         return out
     if a.completed_from != "running":

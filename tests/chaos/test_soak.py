@@ -1,6 +1,8 @@
 """Chaos soak: real ``cyclone worker`` processes, SIGKILLed about once a second,
-and crash-restarts of PostgreSQL, under a load that takes limits, child runs
-and a schedule (``apps.soak``).
+and crash-restarts of PostgreSQL, under a load that takes limits, child runs,
+a schedule (``apps.soak``) and everything of SPEC 16-17 (``apps.soak_flow``:
+a map with an item that fails once, conditions, a sleep, an event, an await;
+debounced submits and reruns by the submitter).
 
 The chaos lasts ``--soak-minutes`` (else 20 s x ``--scale``; scale 1 is what
 ``make test`` runs). During it a submitter keeps a backlog of runs (a quarter
@@ -15,13 +17,18 @@ What is proved at the end (see docs/reliability.md, "The chaos soak"):
 
 - every run completed, with the output the data flowing through its DAG
   implies; each submitted key made one run, each parent one child run whose
-  output is its child node's;
+  output is its child node's; each burst of debounced submits one run with
+  the last input (two only if a submit was retried across a restart); each
+  rerun the output of its original, its kept nodes their original outputs;
+  every event emitted once per ``soak_flow`` run;
 - every step completed exactly once: each task step went ``running ->
   completed`` once, under its final lease generation, and never left
   ``completed``; its executions (the ledger) are one per lease generation at
   most, the accepted one among them, and the extra ones explained by reclaims
-  and failed attempts; each child node went ``waiting -> completed`` once and
-  was never claimed;
+  and failed attempts (map items alike); each child, map, sleep, event and
+  await node went ``waiting -> completed`` once and was never claimed; a
+  skipped step was never claimed, run or completed; a rerun's kept step was
+  never claimed or run;
 - no limit was exceeded: no bucket of a concurrency limit ever had more steps
   in ``running`` at once than its concurrency, and no bucket of a rate limit
   more claims within one period than its rate (``soak_checks`` says why this
@@ -57,10 +64,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+from uuid import UUID
 
 import psycopg
 import pytest
-from apps.soak import JOIN_RATE, LEAF, MINUTELY, TENANT, TENANTS, app, expected_sum
+from apps.soak import JOIN_RATE, LEAF, MINUTELY, TENANT, TENANTS, expected_sum
+from apps.soak_flow import ITEMS, app, flow_output
 from chaos import soak_checks
 from chaos.soak_checks import OBSERVER, query
 from helpers import assert_consistent
@@ -81,6 +90,7 @@ WORKERS = 3
 CONCURRENCY = 4
 BACKLOG = 60  # unfinished submitted runs the submitter keeps at most
 RESTART_EVERY = 300.0  # seconds of chaos per database crash (at least one)
+DEBOUNCED_N = 1_000_000  # the n of debounced runs: 1,000,000 + 10 i + k
 
 
 @dataclass
@@ -118,7 +128,7 @@ class Fleet:
         command = [str(CYCLONE)] if CYCLONE.exists() else [sys.executable, "-m", "cyclone_py.cli"]
         with open(log, "wb") as fh:
             popen = subprocess.Popen(
-                [*command, "--dsn", self.dsn, "worker", "--app", "apps.soak:app",
+                [*command, "--dsn", self.dsn, "worker", "--app", "apps.soak_flow:app",
                  "--concurrency", str(CONCURRENCY), "--lease-ttl", str(LEASE_TTL), "--poll-interval", str(POLL),
                  "--shutdown-grace", "5", "--name", name, "--log-level", "info"],
                 cwd=str(ROOT), env=env, stdout=fh, stderr=subprocess.STDOUT,
@@ -189,7 +199,12 @@ class Submitter(threading.Thread):
     """Submits runs 0, 1, 2, ... with idempotency keys ``soak-<i>`` until told
     to stop, keeping at most ``BACKLOG`` of them unfinished, retrying each
     through a database restart (a retried key must not make a second run).
-    Every fourth run is a ``soak_parent``, the others ``soak_fan``."""
+    Run ``i`` is a ``soak_parent`` when ``i % 4 == 3``, a ``soak_flow`` when
+    ``i % 4 == 1`` (awaiting run ``i - 1``, a ``soak_fan``; its event emitted
+    right after), else a ``soak_fan``. Every eighth ``i`` also submits a burst
+    of three debounced ``soak_fan`` runs of one debounce key, and every eighth
+    (offset 4) reruns a finished ``soak_flow`` run from its map node, or, every
+    sixteenth, a finished ``soak_fan`` run whole."""
 
     def __init__(self, dsn: str) -> None:
         super().__init__(daemon=True, name="soak-submitter")
@@ -198,6 +213,12 @@ class Submitter(threading.Thread):
         self.retries = 0
         self.stopping = threading.Event()
         self.error: BaseException | None = None
+        self.ids: dict[int, Any] = {}
+        #: debounce key -> (the run ids the burst's submits returned, the last input's n, retries)
+        self.debounced: dict[str, tuple[list[Any], int, int]] = {}
+        #: original run -> (rerun ids, from node, retries): one id unless a retried call made two
+        self.reruns: dict[Any, tuple[list[Any], str | None, int]] = {}
+        self.emitted = 0
 
     def backlog(self) -> int:
         rows, retried = retrying(self.dsn, "SELECT count(*) AS n FROM cyclone.cyclone_runs"
@@ -205,6 +226,46 @@ class Submitter(threading.Thread):
                                            " AND idempotency_key LIKE 'soak-%%'")
         self.retries += retried
         return int(rows[0]["n"])
+
+    def call(self, sql: str, params: Any) -> tuple[Any, int]:
+        rows, retried = retrying(self.dsn, sql, params)
+        self.retries += retried
+        return (rows[0]["v"] if rows else None), retried
+
+    def submit_one(self, i: int) -> None:
+        if i % 4 == 1 and i - 1 in self.ids:
+            run_id, _ = self.call(
+                "SELECT cyclone.submit('soak_flow', jsonb_build_object('n', %s::int, 'go', %s::boolean,"
+                " 'other', %s::text), NULL, %s) AS v", (i, i % 8 == 1, str(self.ids[i - 1]), f"soak-{i}"))
+            self.call("SELECT cyclone.emit_event(%s, jsonb_build_object('n', %s::int)) AS v",
+                      (f"soak-paid:{i}", i))
+            self.emitted += 1
+        else:
+            workflow = "soak_parent" if i % 4 == 3 else "soak_fan"
+            run_id, _ = self.call(
+                "SELECT cyclone.submit(%s, jsonb_build_object('n', %s::int, 'tenant', %s::text), NULL, %s) AS v",
+                (workflow, i, f"t{i % TENANTS}", f"soak-{i}"))
+        self.ids[i] = run_id
+        if i % 8 == 0:  # a burst of three submits of one debounce key: one run, with the last input
+            key, got, retries = f"deb-{i}", [], 0
+            for k in range(3):
+                run_id, retried = self.call(
+                    "SELECT cyclone.submit('soak_fan', jsonb_build_object('n', %s::int, 'tenant', %s::text),"
+                    " p_debounce_key => %s, p_debounce => '1 second') AS v",
+                    (DEBOUNCED_N + 10 * i + k, f"t{i % TENANTS}", key))
+                got.append(run_id)
+                retries += retried
+            self.debounced[key] = (got, DEBOUNCED_N + 10 * i + 2, retries)
+        if i % 8 == 4:  # a rerun of a finished run: a flow from its map node, or every other time a fan whole
+            workflow, from_node = ("soak_fan", None) if i % 16 == 4 else ("soak_flow", "each")
+            original, _ = self.call(
+                "SELECT r.id AS v FROM cyclone.cyclone_runs r WHERE r.workflow = %s AND r.state = 'completed'"
+                " AND r.rerun_of IS NULL AND r.parent_run_id IS NULL AND r.idempotency_key LIKE 'soak-%%'"
+                " AND NOT EXISTS (SELECT 1 FROM cyclone.cyclone_runs x WHERE x.rerun_of = r.id)"
+                " ORDER BY r.created_at LIMIT 1", (workflow,))
+            if original is not None:
+                new_id, retried = self.call("SELECT cyclone.rerun(%s, %s, 'soak') AS v", (original, from_node))
+                self.reruns[original] = ([new_id], from_node, retried)
 
     def run(self) -> None:
         try:
@@ -214,12 +275,7 @@ class Submitter(threading.Thread):
                     self.stopping.wait(0.1)
                     continue
                 for _ in range(min(room, 20)):
-                    i = self.submitted
-                    workflow = "soak_parent" if i % 4 == 3 else "soak_fan"
-                    _, retried = retrying(
-                        self.dsn, "SELECT cyclone.submit(%s, jsonb_build_object('n', %s::int, 'tenant', %s::text),"
-                                  " NULL, %s)", (workflow, i, f"t{i % TENANTS}", f"soak-{i}"))
-                    self.retries += retried
+                    self.submit_one(self.submitted)
                     self.submitted += 1
         except BaseException as exc:
             self.error = exc
@@ -420,14 +476,15 @@ def _soak(dsn: str, embedded_db: cyclone_db.EmbeddedCluster, fleet: Fleet, chaos
     report.update(chaos_took_s=round(chaos_took, 1), drain_s=round(drained, 1))
 
     # -- the runs -------------------------------------------------------------------
-    runs = query(dsn, "SELECT id, workflow, state, input, output, parent_run_id, parent_step_id, idempotency_key"
-                      " FROM cyclone.cyclone_runs")
+    runs = query(dsn, "SELECT id, workflow, state, input, output, parent_run_id, parent_step_id, idempotency_key,"
+                      " debounce_key, rerun_of FROM cyclone.cyclone_runs")
+    by_id = {r["id"]: r for r in runs}
     report["runs"] = dict(Counter(r["workflow"] for r in runs))
     report["runs"]["soak_fan_child_runs"] = sum(1 for r in runs if r["parent_run_id"] is not None)
     states = Counter(r["state"] for r in runs)
     assert states == {"completed": len(runs)}, f"after {chaos_took:.0f}s + {drained:.0f}s: {dict(states)}"
     submitted_keys = Counter(r["idempotency_key"] for r in runs if r["workflow"] != "soak_slot"
-                             and r["parent_run_id"] is None)
+                             and r["parent_run_id"] is None and r["debounce_key"] is None and r["rerun_of"] is None)
     assert submitted_keys == {f"soak-{i}": 1 for i in range(submitter.submitted)}
     children = {r["parent_run_id"]: r for r in runs if r["parent_run_id"] is not None}
     assert len(children) == sum(1 for r in runs if r["parent_run_id"] is not None), "a parent with two child runs"
@@ -439,27 +496,78 @@ def _soak(dsn: str, embedded_db: cyclone_db.EmbeddedCluster, fleet: Fleet, chaos
             child = children.get(r["id"])
             assert child is not None and child["workflow"] == "soak_fan", f"parent {r['id']} has no child run"
             assert {k: child["input"][k] for k in ("n", "tenant")} == r["input"], (r, child)
+        elif r["workflow"] == "soak_flow":
+            # the map's items (one failed once), the condition taken, the sleep, the event, the awaited run
+            assert r["output"] == flow_output(r["input"]["n"], r["input"]["go"]), r
+            assert by_id[UUID(r["input"]["other"])]["input"]["n"] == r["input"]["n"] - 1, r
         else:
             assert r["workflow"] == "soak_slot", r
             assert r["output"] == {"slot": {"scheduled_for": r["input"]["scheduled_for"]}}, r
     assert {c["workflow"] for c in children.values()} <= {"soak_fan"}
     assert set(children) == {r["id"] for r in runs if r["workflow"] == "soak_parent"}
 
+    # -- debounced submits: a burst of three made one run, with the last input ----------
+    by_debounce: dict[str, list[dict[str, Any]]] = {}
+    for r in runs:
+        if r["debounce_key"] is not None:
+            by_debounce.setdefault(r["debounce_key"], []).append(r)
+    assert set(by_debounce) == set(submitter.debounced)
+    merged = 0
+    for key, (ids, last_n, retries) in submitter.debounced.items():
+        mine = by_debounce[key]
+        assert by_id[ids[-1]]["input"]["n"] == last_n, (key, ids)
+        assert {r["id"] for r in mine} >= set(ids), (key, ids, mine)
+        # a burst is one run; a submit retried across a restart may come after the run was claimed
+        assert len(mine) == 1 or retries, (key, ids, mine)
+        merged += len(mine) == 1
+    # -- reruns: the same workflow and input, the same output; a flow's kept nodes keep theirs ----
+    rerun_ids = {r["id"]: r["rerun_of"] for r in runs if r["rerun_of"] is not None}
+    assert set(rerun_ids.values()) == set(submitter.reruns)
+    for original, (ids, _, retried) in submitter.reruns.items():
+        mine = [rid for rid, of in rerun_ids.items() if of == original]
+        assert ids[0] in mine and (len(mine) == 1 or retried), (original, ids, mine)
+        for rid in mine:
+            assert {k: by_id[rid][k] for k in ("workflow", "input", "output")} == \
+                {k: by_id[original][k] for k in ("workflow", "input", "output")}, (original, rid)
+    events = query(dsn, "SELECT count(*) AS n, count(DISTINCT key) AS keys FROM cyclone.cyclone_v_events")[0]
+    flows = [r for r in runs if r["workflow"] == "soak_flow" and r["rerun_of"] is None]
+    assert events["keys"] == len(flows) and submitter.emitted == len(flows), (events, len(flows))
+    report["coordination"] = {
+        "flows": len(flows), "events": events["n"], "debounced_bursts": len(submitter.debounced),
+        "bursts_one_run": merged, "debounced_runs": sum(len(v) for v in by_debounce.values()),
+        "reruns_from_map": sum(1 for v in submitter.reruns.values() if v[1] == "each"),
+        "reruns_whole": sum(1 for v in submitter.reruns.values() if v[1] is None)}
+    assert flows and submitter.debounced and merged and report["coordination"]["reruns_from_map"] \
+        and report["coordination"]["reruns_whole"], f"a kind of work never ran: {report['coordination']}"
+
     # -- the steps ------------------------------------------------------------------
     audit = soak_checks.step_audit(dsn)
     by_workflow = Counter(r["workflow"] for r in runs)
     assert len(audit) == by_workflow["soak_fan"] * (WIDTH + 2) + by_workflow["soak_parent"] * 3 \
-        + by_workflow["soak_slot"]
-    problems = {a.id: p for a in audit if (p := soak_checks.step_problems(a))}
+        + by_workflow["soak_slot"] + by_workflow["soak_flow"] * (8 + ITEMS)
+    kept_nodes = {"plan", "fast", "slow", "nap", "paid", "other"}  # a rerun from the map keeps these
+    kept = {a.id for a in audit if a.run_id in rerun_ids and submitter.reruns[rerun_ids[a.run_id]][1] == "each"
+            and a.node in kept_nodes and a.state == "completed"}
+    problems = {a.id: p for a in audit if (p := soak_checks.step_problems(a, kept=a.id in kept))}
     assert problems == {}, f"{len(problems)} steps: {list(problems.items())[:10]}"
+    step_outputs = {(r["run_id"], r["node"], r["item_index"]): r["output"] for r in query(
+        dsn, "SELECT run_id, node, item_index, output FROM cyclone.cyclone_steps")}
+    for a in audit:
+        if a.id in kept:
+            assert step_outputs[(a.run_id, a.node, None)] == step_outputs[(rerun_ids[a.run_id], a.node, None)], a
+    skipped = Counter((a.node, a.state) for a in audit if a.node in ("fast", "slow"))
+    assert skipped[("fast", "skipped")] + skipped[("slow", "skipped")] == by_workflow["soak_flow"], skipped
     child_steps = {a.run_id: a.child_run_id for a in audit if a.kind == "child"}
     assert child_steps == {pid: c["id"] for pid, c in children.items()}
     outputs = {(r["run_id"], r["node"]): r["output"] for r in query(
         dsn, "SELECT run_id, node, output FROM cyclone.cyclone_steps WHERE kind = 'child'")}
     for pid, child in children.items():
         assert outputs[(pid, "sub")] == child["output"], (pid, child)
-    tasks = [a for a in audit if a.kind == "task"]
+    tasks = [a for a in audit if a.kind in ("task", "item") and a.state != "skipped" and a.id not in kept]
     report["steps"] = {"total": len(audit), "tasks": len(tasks), "child_nodes": len(child_steps),
+                       "by_kind": dict(Counter(a.kind for a in audit)),
+                       "skipped": sum(1 for a in audit if a.state == "skipped"), "kept": len(kept),
+                       "items_failed_and_retried": sum(1 for a in audit if a.kind == "item" and a.failed),
                        "reclaims": sum(a.reclaimed for a in tasks), "failed_attempts": sum(a.failed for a in tasks),
                        "executions": sum(a.executions for a in tasks),
                        "extra_executions": sum(a.executions - 1 for a in tasks)}

@@ -137,3 +137,24 @@ def test_a_good_step_has_no_problem_and_each_kind_of_bad_one_is_named() -> None:
     assert soak_checks.step_problems(child) == []
     assert soak_checks.step_problems(dataclasses.replace(child, claims=1)) == [
         "a child node was claimed 1 times and executed 0 times"]
+
+
+def test_a_skipped_step_a_rerun_s_kept_step_and_a_waiting_node_are_judged_by_their_own_rules() -> None:
+    never = dataclasses.replace(GOOD, attempt=1, reclaims=0, lease_generation=0, completions=0, completed_from=None,
+                                completed_generation=None, claims=0, reclaimed=0, failed=0, executions=0,
+                                executed_generations=0, accepted_executed=False)
+    skipped = dataclasses.replace(never, state="skipped", has_output=False)
+    assert soak_checks.step_problems(skipped) == []
+    assert soak_checks.step_problems(dataclasses.replace(skipped, executions=1)) == [
+        "skipped, yet claimed 0, executed 1, completed 0 times, output False, leased False"]
+    kept = dataclasses.replace(never, state="completed")
+    assert soak_checks.step_problems(kept, kept=True) == []
+    assert "completed 0 times" in soak_checks.step_problems(kept)
+    assert soak_checks.step_problems(dataclasses.replace(kept, claims=1), kept=True) == [
+        "a kept step was claimed 1, executed 0, completed 0 times"]
+    for kind in ("map", "sleep", "event", "await"):
+        node = dataclasses.replace(never, kind=kind, completions=1, completed_from="waiting")
+        assert soak_checks.step_problems(node) == [], kind
+        assert soak_checks.step_problems(dataclasses.replace(node, completed_from="running")) == [
+            "completed from running, not waiting"], kind
+        assert soak_checks.step_problems(dataclasses.replace(node, completions=2)) == ["completed 2 times"], kind
