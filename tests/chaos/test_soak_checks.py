@@ -158,3 +158,25 @@ def test_a_skipped_step_a_rerun_s_kept_step_and_a_waiting_node_are_judged_by_the
         assert soak_checks.step_problems(dataclasses.replace(node, completed_from="running")) == [
             "completed from running, not waiting"], kind
         assert soak_checks.step_problems(dataclasses.replace(node, completions=2)) == ["completed 2 times"], kind
+
+
+def test_a_run_of_one_step_that_complete_many_ends_straight_into_history_is_one_completion(dsn: str) -> None:
+    """complete_many moves a run of one step and its step to the day tables
+    (docs/history.md) with no UPDATE for the observer's trigger: its DELETE
+    from the live table, recorded as a move from running, is the completion."""
+    query(dsn, OBSERVER)
+    with Client(dsn, min_size=1, max_size=1) as c:
+        c.define_workflow("soak_slot", dict(app.definitions())["soak_slot"])
+    query(dsn, "SELECT cyclone.tick(0)")  # today's day tables, which the move needs
+    query(dsn, "SELECT cyclone.submit('soak_slot', '{\"scheduled_for\": \"x\"}')")
+    (lease,) = query(dsn, "SELECT step_id, lease_generation FROM cyclone.claim('w', NULL, 1, '1 minute',"
+                          " ARRAY['soak_slot'])")
+    query(dsn, "INSERT INTO public.chaos_ledger (step_id, run_id, node, attempt, lease_generation)"
+               " SELECT id, run_id, node, 1, lease_generation FROM cyclone.cyclone_steps WHERE id = %s",
+          (lease["step_id"],))
+    query(dsn, "SELECT cyclone.complete_many('w', ARRAY[%s]::bigint[], ARRAY[%s]::bigint[], ARRAY['{}'::jsonb])",
+          (lease["step_id"], lease["lease_generation"]))
+    assert query(dsn, "SELECT count(*) AS n FROM ONLY cyclone.cyclone_steps") == [{"n": 0}], "it did not move"
+    (audit,) = soak_checks.step_audit(dsn)
+    assert (audit.state, audit.completions, audit.completed_from) == ("completed", 1, "running")
+    assert soak_checks.step_problems(audit) == []
