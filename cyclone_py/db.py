@@ -27,6 +27,7 @@ import hashlib
 import importlib.resources
 import logging
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -655,6 +656,10 @@ def sqitch_executable() -> str:
     return exe
 
 
+#: A line of psql's that reports the error itself (not a NOTICE or a WARNING before it).
+_ERROR_LINE = re.compile(r"\b(?:ERROR|FATAL|PANIC):")
+
+
 def sqitch(args: Sequence[str], dsn: str, *, quiet: bool = False,
            project: Path | None = None) -> subprocess.CompletedProcess[str]:
     """Run ``sqitch <args> db:pg:<dbname>`` against ``dsn`` in ``project`` (default
@@ -671,5 +676,8 @@ def sqitch(args: Sequence[str], dsn: str, *, quiet: bool = False,
     if proc.returncode != 0:
         lines = [ln for ln in (proc.stderr or "").splitlines() if ln.strip()]
         lines = [ln for ln in lines if "unexpectedly returned" not in ln] or lines
+        # psql's notices (a DROP ... IF EXISTS that found nothing) come before the error that stopped the
+        # script: the error's line, when there is one, is the one to say.
+        lines = [ln for ln in lines if _ERROR_LINE.search(ln)] or lines
         raise SqitchError(args[0], proc.returncode, lines[0].strip() if lines else None)
     return proc

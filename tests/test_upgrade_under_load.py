@@ -185,7 +185,10 @@ class Deploy:
 
 def migrate(dsn: str) -> Deploy:
     started = time.time()
-    proc = subprocess.run([sys.executable, "-m", "cyclone_py.cli", "migrate", "--dsn", dsn], cwd=ROOT,
+    # --retries 0: the test deploys again itself, as an operator would, so that each attempt's claim waits
+    # are measured apart (migrate's own retries are tests/test_migrate.py's).
+    proc = subprocess.run([sys.executable, "-m", "cyclone_py.cli", "migrate", "--dsn", dsn, "--retries", "0"],
+                          cwd=ROOT,
                           env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=300)
     ended = time.time()
     events = query(dsn, "SELECT extract(epoch FROM committed_at)::float8, event || ' ' || change FROM sqitch.events"
