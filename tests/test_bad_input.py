@@ -1259,8 +1259,6 @@ def test_bad_values_for_the_functions_since_0_20_are_a_named_sqlstate_and_write_
     assert len(BAD_NEW) >= 50
 
 
-@pytest.mark.xfail(strict=True, reason="engine: signal_with_start (like signal) takes a signal name of any length;"
-                   " a wait node's signal is a name of at most 200 characters at define_workflow")
 def test_signal_with_start_refuses_a_huge_signal_name_and_writes_nothing(db: Conn, world: Row) -> None:
     before = snapshot(db)
     with pytest.raises(psycopg.Error) as raised:

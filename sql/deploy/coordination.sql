@@ -370,6 +370,11 @@ BEGIN
         RAISE EXCEPTION 'signal_with_start: p_idempotency_key must be a non-empty key' USING ERRCODE = '22023';
     END IF;
     PERFORM cyclone._require('signal_with_start', p_signal <> '', 'p_signal must be a non-empty signal name');
+    -- signal()'s own check, made before a run is started for it.
+    IF cyclone._name_problem(p_signal) IS NOT NULL THEN
+        RAISE EXCEPTION 'signal_with_start: p_signal % %: a wait node''s signal is a name of 1 to 200 characters without control characters',
+            cyclone._shown(p_signal), cyclone._name_problem(p_signal) USING ERRCODE = '22023';
+    END IF;
     PERFORM cyclone._check_payload('signal_with_start: p_payload', p_payload);
     v_id := cyclone.submit(p_workflow, p_input, NULL, p_idempotency_key);
     SELECT r.state INTO v_state FROM cyclone_runs r WHERE r.id = v_id;

@@ -1,5 +1,5 @@
 -- Deploy cyclone:signals
--- requires: signals@v0.21.0 advance runs checks clock history coordination_tables
+-- requires: signals@v0.22.0 advance runs checks clock history coordination_tables
 -- A complete copy of sql/engine/30_signals.sql, written by scripts/rework.py: read and edit that file, not this one.
 BEGIN;
 
@@ -20,7 +20,8 @@ BEGIN;
 -- waiting completes with p_payload as its output, and the DAG advances (true). Else, when a wait node of
 -- that signal is still pending (not reached yet), the signal is kept for it (true). Otherwise false: the
 -- run is over, or no wait node of that signal is still to come (a signal no node will consume is not
--- kept). Guards: p_name non-empty (22023; NULL: 22004), p_payload within the limits of any JSON the engine
+-- kept). Guards: p_name a name a wait node could have (_name_problem: 1 to 200 characters, no control
+-- characters; 22023, NULL: 22004), p_payload within the limits of any JSON the engine
 -- stores (22023 from _check_payload, 03_checks.sql: at most 1 MiB, nested at most 100 levels: the payload
 -- becomes the wait node's output, which every reader of the run decodes), P0002 for an unknown run. NULL
 -- is no payload. A signal delivered or kept is audited (action signal, node its name, detail its payload's
@@ -36,6 +37,10 @@ DECLARE
     v_now timestamptz := cyclone.now();
 BEGIN
     PERFORM cyclone._require('signal', p_name <> '', 'p_name must be a non-empty signal name');
+    IF cyclone._name_problem(p_name) IS NOT NULL THEN
+        RAISE EXCEPTION 'signal: p_name % %: a wait node''s signal is a name of 1 to 200 characters without control characters',
+            cyclone._shown(p_name), cyclone._name_problem(p_name) USING ERRCODE = '22023';
+    END IF;
     PERFORM cyclone._check_payload('signal: p_payload', p_payload);
     v_run := cyclone._lock_existing_run('signal', p_run_id);
     IF v_run.state NOT IN ('running', 'paused') THEN

@@ -1,5 +1,5 @@
 -- Revert cyclone:signals to its previous version: the deploy script it had before
--- (sql/deploy/signals@v0.21.0.sql), and a drop of each function the new version added.
+-- (sql/deploy/signals@v0.22.0.sql), and a drop of each function the new version added.
 BEGIN;
 
 -- sql/engine/30_signals.sql: change `signals` — delivering a signal to a run's wait nodes (SPEC section 9).
@@ -22,7 +22,8 @@ BEGIN;
 -- kept). Guards: p_name non-empty (22023; NULL: 22004), p_payload within the limits of any JSON the engine
 -- stores (22023 from _check_payload, 03_checks.sql: at most 1 MiB, nested at most 100 levels: the payload
 -- becomes the wait node's output, which every reader of the run decodes), P0002 for an unknown run. NULL
--- is no payload.
+-- is no payload. A signal delivered or kept is audited (action signal, node its name, detail its payload's
+-- size in bytes; cyclone_audit, 10_runs_tables.sql); one answered false changed nothing and is not.
 CREATE OR REPLACE FUNCTION cyclone.signal(p_run_id uuid, p_name text, p_payload jsonb DEFAULT NULL::jsonb)
 RETURNS boolean
 LANGUAGE plpgsql
@@ -44,14 +45,17 @@ BEGIN
      WHERE run_id = p_run_id AND kind = 'wait' AND signal = p_name AND state = 'waiting';
     IF FOUND THEN
         PERFORM cyclone._advance(p_run_id);
-        RETURN true;
-    END IF;
-    IF EXISTS (SELECT 1 FROM ONLY cyclone_steps s
-                WHERE s.run_id = p_run_id AND s.kind = 'wait' AND s.signal = p_name AND s.state = 'pending') THEN
+    ELSIF EXISTS (SELECT 1 FROM ONLY cyclone_steps s
+                   WHERE s.run_id = p_run_id AND s.kind = 'wait' AND s.signal = p_name AND s.state = 'pending') THEN
         INSERT INTO cyclone_signals (run_id, name, payload, received_at) VALUES (p_run_id, p_name, p_payload, v_now);
-        RETURN true;
+    ELSE
+        RETURN false;
     END IF;
-    RETURN false;
+    -- Audited (an approval gate's one record that matters): who, the signal's name and its payload's size,
+    -- never its content.
+    INSERT INTO cyclone_audit (run_id, node, action, detail)
+    VALUES (p_run_id, p_name, 'signal', jsonb_build_object('payload_bytes', coalesce(pg_column_size(p_payload), 0)));
+    RETURN true;
 END
 $$;
 COMMENT ON FUNCTION cyclone.signal(uuid,text,jsonb) IS 'Deliver a signal: completes the waiting wait node with p_payload as output, or keeps it for a node still to come. False when the run is over or no wait node for it is still to come.';

@@ -6,4 +6,6 @@ SELECT 1 / has_function_privilege('cyclone_admin', 'cyclone.signal(uuid, text, j
 SELECT 1 / (NOT has_function_privilege('public', 'cyclone.signal(uuid, text, jsonb)', 'execute'))::int;
 -- The engine's statements read the live table only (history.sql).
 SELECT 1 / (pg_get_functiondef('cyclone.signal(uuid, text, jsonb)'::regprocedure) ~ 'ONLY cyclone(\.cyclone)?_(runs|steps)')::int;
+-- Issue 37: a signal name no wait node could have is refused.
+SELECT 1 / (pg_get_functiondef('cyclone.signal(uuid,text,jsonb)'::regprocedure) ~ '_name_problem')::int;
 ROLLBACK;

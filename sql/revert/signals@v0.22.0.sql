@@ -1,0 +1,62 @@
+-- Revert cyclone:signals to its previous version: the deploy script it had before
+-- (sql/deploy/signals@v0.21.0.sql), and a drop of each function the new version added.
+BEGIN;
+
+-- sql/engine/30_signals.sql: change `signals` — delivering a signal to a run's wait nodes (SPEC section 9).
+-- Owns: signal. A signal completes the wait node(s) waiting for it; one that comes before its node is
+-- reached is kept in cyclone_signals and consumed, oldest first, when the node is reached (_advance,
+-- 22_advance.sql).
+-- Requires: 10_runs_tables.sql (cyclone_runs, cyclone_steps, cyclone_signals), 21_runs.sql
+-- (_lock_existing_run), 22_advance.sql (_advance), 03_checks.sql (_require, _check_payload), 02_clock.sql.
+-- Called by: cyclone_client and cyclone_admin (the CLI's signal; on a router, the run's shard).
+-- Lock order: the run row, after its ancestors (_lock_existing_run), then its steps. Live tables only
+-- (ONLY): an archived run is finished, and a signal to it answers false.
+--
+-- This file is the change's complete current source; edit it here and ship it with
+-- `make rework CHANGE=signals NOTE="..."` (docs/architecture.md, Changing the engine).
+
+-- signal: delivers p_name with p_payload to a running or paused run. Every wait node of that signal that is
+-- waiting completes with p_payload as its output, and the DAG advances (true). Else, when a wait node of
+-- that signal is still pending (not reached yet), the signal is kept for it (true). Otherwise false: the
+-- run is over, or no wait node of that signal is still to come (a signal no node will consume is not
+-- kept). Guards: p_name non-empty (22023; NULL: 22004), p_payload within the limits of any JSON the engine
+-- stores (22023 from _check_payload, 03_checks.sql: at most 1 MiB, nested at most 100 levels: the payload
+-- becomes the wait node's output, which every reader of the run decodes), P0002 for an unknown run. NULL
+-- is no payload.
+CREATE OR REPLACE FUNCTION cyclone.signal(p_run_id uuid, p_name text, p_payload jsonb DEFAULT NULL::jsonb)
+RETURNS boolean
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = cyclone, pg_temp
+AS $$
+DECLARE
+    v_run cyclone.cyclone_runs;
+    v_now timestamptz := cyclone.now();
+BEGIN
+    PERFORM cyclone._require('signal', p_name <> '', 'p_name must be a non-empty signal name');
+    PERFORM cyclone._check_payload('signal: p_payload', p_payload);
+    v_run := cyclone._lock_existing_run('signal', p_run_id);
+    IF v_run.state NOT IN ('running', 'paused') THEN
+        RETURN false;
+    END IF;
+    UPDATE ONLY cyclone_steps
+       SET state = 'completed', output = p_payload, finished_at = v_now
+     WHERE run_id = p_run_id AND kind = 'wait' AND signal = p_name AND state = 'waiting';
+    IF FOUND THEN
+        PERFORM cyclone._advance(p_run_id);
+        RETURN true;
+    END IF;
+    IF EXISTS (SELECT 1 FROM ONLY cyclone_steps s
+                WHERE s.run_id = p_run_id AND s.kind = 'wait' AND s.signal = p_name AND s.state = 'pending') THEN
+        INSERT INTO cyclone_signals (run_id, name, payload, received_at) VALUES (p_run_id, p_name, p_payload, v_now);
+        RETURN true;
+    END IF;
+    RETURN false;
+END
+$$;
+COMMENT ON FUNCTION cyclone.signal(uuid,text,jsonb) IS 'Deliver a signal: completes the waiting wait node with p_payload as output, or keeps it for a node still to come. False when the run is over or no wait node for it is still to come.';
+REVOKE ALL ON FUNCTION cyclone.signal(uuid,text,jsonb) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION cyclone.signal(uuid,text,jsonb) TO cyclone_client;
+GRANT EXECUTE ON FUNCTION cyclone.signal(uuid,text,jsonb) TO cyclone_admin;
+
+COMMIT;
