@@ -1,0 +1,6 @@
+-- Revert cyclone:version
+BEGIN;
+
+DROP FUNCTION IF EXISTS cyclone.version();
+
+COMMIT;
