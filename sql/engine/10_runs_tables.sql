@@ -40,6 +40,11 @@ GRANT SELECT ON cyclone.cyclone_workflows TO cyclone_admin;
 -- page free: in the bench's loop every end of a one-step run was HOT, where with 50% free 77% were
 -- (docs/performance.md, "Ending a run"). A run whose output is large may still spill. Before, each ended run
 -- wrote an entry into five indexes, a third of the database's work per single-step run.
+-- autovacuum_vacuum_cost_delay = 0 (change live_tables_vacuum), here and on cyclone_steps: a queue's tables,
+-- whose dead row versions pile up while a snapshot is held and are read past by every claim until vacuumed,
+-- are vacuumed unthrottled once they can be (after a held drain of 20,000 runs, 0.07 s against 0.29 s under
+-- the default 2 ms; docs/operations.md, Vacuum of the live tables). The day tables are made with LIKE, which
+-- copies no storage options: written once, they keep the server's defaults.
 CREATE TABLE cyclone.cyclone_runs (
     -- A version 4 UUID; on a shard (14_shard_tables.sql) _create_runs makes its last 16 bits the run's
     -- partition (_run_id_on), so that a call naming the run is routed without a lookup.
@@ -88,7 +93,7 @@ CREATE TABLE cyclone.cyclone_runs (
         AND left(traceparent, 2) <> 'ff'
         AND substr(traceparent, 4, 32) <> repeat('0', 32)
         AND substr(traceparent, 37, 16) <> repeat('0', 16))
-) WITH (fillfactor = 40);
+) WITH (fillfactor = 40, autovacuum_vacuum_cost_delay = 0);
 COMMENT ON TABLE cyclone.cyclone_runs IS 'One row per run of a workflow.';
 COMMENT ON COLUMN cyclone.cyclone_runs.traceparent IS
     'The W3C trace context (traceparent) the run was submitted in, or its parent run''s; NULL = none.';
@@ -232,7 +237,7 @@ CREATE TABLE cyclone.cyclone_steps (
     CONSTRAINT step_only_waits_wait CHECK (
         state <> 'waiting' OR kind IN ('wait', 'child', 'sleep', 'map', 'event', 'await')),
     CONSTRAINT step_item_iff_item CHECK ((item_index IS NOT NULL) = (kind = 'item'))
-) WITH (fillfactor = 80);
+) WITH (fillfactor = 80, autovacuum_vacuum_cost_delay = 0);
 COMMENT ON TABLE cyclone.cyclone_steps IS 'One row per DAG node of a run; the state machine of SPEC sections 6-9.';
 COMMENT ON COLUMN cyclone.cyclone_steps.rerun_attempt IS
     'Set by a reclaim: the next claim runs the same attempt number again instead of attempt + 1.';
