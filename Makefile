@@ -9,7 +9,7 @@ CYC    := $(VENV)/bin/cyclone
 
 .PHONY: bootstrap db db-stop deploy test test-fast roundtrip engine-guard rework pgtap lint check-python typescript-client pytest demo demo-shards \
 	bench bench-quick \
-	bench-console bench-history bench-maps bench-coordination \
+	bench-console bench-history bench-maps bench-coordination bench-xmin \
 	screenshots clean
 
 bootstrap:
@@ -103,6 +103,11 @@ bench-maps: db
 # Issue #34's coordination targets (SPEC 17): emit_event over 10,000 waiting nodes, a run awaited by 1,000, debounce.
 bench-coordination: db
 	@$(PY) -m bench.coordination
+
+# A held xmin horizon (issue #37): a steady 100 runs/s clean, with a REPEATABLE READ transaction held and
+# with a session idle in transaction, then drains of 50,000 runs with and without one (docs/performance.md); minutes.
+bench-xmin: db
+	@$(PY) -m bench.xmin
 
 # Issue #19's history targets on today's engine (docs/performance.md); minutes.
 bench-history: db
