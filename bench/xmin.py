@@ -14,8 +14,9 @@ such entry to learn that its row is gone.
            for ``--seconds``, taken by ``CONSUMERS`` connections that each
            loop ``claim(8)`` + ``complete_many`` (and sleep 2 ms when a claim
            is empty), three phases in one database: clean, with a
-           ``REPEATABLE READ`` transaction held open, and with the same held
-           idle in transaction. Every 2 s the buffers one empty claim's scan
+           ``REPEATABLE READ`` transaction held open, with a session idle in
+           transaction, and with four active ``REPEATABLE READ`` readers
+           (transactions of 5 s that count the live steps every 50 ms). Every 2 s the buffers one empty claim's scan
            of queue 0 touches (``EXPLAIN (ANALYZE, BUFFERS)`` of claim's
            query, rolled back) and the dead tuples of the live tables; per
            phase the pickup p50/p99 (a step's started_at - scheduled_at, both
@@ -114,14 +115,47 @@ def autovacuums(c: psycopg.Connection[Any]) -> int:
     return int(row[0]) if row else 0
 
 
+READERS = 4
+READER_SECONDS = 5.0
+
+
+def _reader(dsn: str, stop: threading.Event, offset: float) -> None:
+    """An active REPEATABLE READ reader: transactions of READER_SECONDS each, counting the live steps every
+    50 ms the whole time, one after the other; started ``offset`` seconds late."""
+    with harness.connect(dsn) as c:
+        if stop.wait(offset):
+            return
+        while not stop.is_set():
+            c.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+            began = time.monotonic()
+            while time.monotonic() - began < READER_SECONDS and not stop.is_set():
+                c.execute("SELECT count(*) FROM ONLY cyclone.cyclone_steps")
+                time.sleep(0.05)
+            c.execute("COMMIT")
+
+
 @contextmanager
 def held_snapshot(dsn: str, how: str | None) -> Iterator[None]:
     """A transaction that holds the xmin horizon while the block runs: ``rr`` a ``REPEATABLE READ``
     transaction that has read a table (its snapshot), ``idle`` a READ COMMITTED one left idle in transaction
     with a transaction id (txid_current(); a READ COMMITTED transaction that has only read holds no snapshot
-    between its statements), None: nothing."""
+    between its statements), ``readers`` READERS active readers (_reader: the horizon held up to
+    READER_SECONDS back, moving), None: nothing."""
     if how is None:
         yield
+        return
+    if how == "readers":
+        stop = threading.Event()
+        threads = [threading.Thread(target=_reader, args=(dsn, stop, i * READER_SECONDS / READERS), daemon=True)
+                   for i in range(READERS)]
+        for t in threads:
+            t.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            for t in threads:
+                t.join(timeout=30)
         return
     c = psycopg.connect(dsn, autocommit=True, application_name=f"xmin-holder-{how}")
     try:
@@ -258,7 +292,7 @@ def steady_phase(dsn: str, *, rate: float, seconds: float, hold: str | None) -> 
 def steady(dsn: str, *, rate: float, seconds: float, recover: float) -> dict[str, Any]:
     setup(dsn)
     phases = []
-    for hold in (None, "rr", "idle"):
+    for hold in (None, "rr", "idle", "readers"):
         phase = steady_phase(dsn, rate=rate, seconds=seconds, hold=hold)
         if hold is not None:
             with harness.connect(dsn) as c:

@@ -117,9 +117,15 @@ def test_a_drain_with_a_held_snapshot_keeps_at_least_0_7_of_its_pace(
                 rates[hold] = _drain(dsn, RUNS)
                 if hold:
                     with psycopg.connect(dsn, autocommit=True) as c:
-                        # The snapshot held: every drained step's and run's old version is still there.
-                        dead = _dead(c)
-                        assert dead["cyclone_steps"] >= RUNS and dead["cyclone_runs"] >= RUNS, dead
+                        # The snapshot held: every drained step's and run's old version is still there (the
+                        # counts as soon as the drain's backends, closing, have reported them).
+                        deadline = time.monotonic() + 10
+                        while True:
+                            dead = _dead(c)
+                            if dead["cyclone_steps"] >= RUNS and dead["cyclone_runs"] >= RUNS:
+                                break
+                            assert time.monotonic() < deadline, dead
+                            time.sleep(0.2)
         finally:
             embedded_db.drop_database(name)
     ratio = rates[True] / rates[False]
