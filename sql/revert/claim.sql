@@ -1,5 +1,5 @@
 -- Revert cyclone:claim to its previous version: the deploy script it had before
--- (sql/deploy/claim@v0.20.0.sql), and a drop of each function the new version added.
+-- (sql/deploy/claim@v0.22.0.sql), and a drop of each function the new version added.
 BEGIN;
 
 -- sql/engine/24_claim.sql: change `claim` — taking work: claim() leases due steps to a worker within their
@@ -47,11 +47,13 @@ BEGIN;
 --     fail must name it, so a worker whose lease was reclaimed changes nothing.
 --
 -- Returns one row per step, in claim order: step_id, run_id, workflow (the run's), node, handler, kind,
--- attempt, max_attempts, lease_generation (the new one, to pass back), timeout, input, deps (each
--- dependency's node name mapped to its output; {} when none), traceparent (the run's W3C trace context, SPEC
--- 14) and previous_span (the span of the step's last failed execution, fail()'s failed_span, which the
+-- attempt, max_attempts, lease_generation (the new one, to pass back), timeout, input (the run's: a step's
+-- copy, or for a map's item, whose copy is {}, the run row's; 22_advance.sql's _reach_map says why), deps (each
+-- completed dependency's node name mapped to its output; a skipped one is left out, SPEC 16; {} when none),
+-- traceparent (the run's W3C trace context, SPEC 14) and previous_span (the span of the step's last failed execution, fail()'s failed_span, which the
 -- retry's span links to), and lease_expiry (when the lease runs out unless renewed: now + p_lease_ttl, so
--- that a worker in any language need not remember what it asked for; SPEC 18). Those came later as trailing
+-- that a worker in any language need not remember what it asked for; SPEC 18), item and item_index (a map
+-- item's element and its position from 0, SPEC 16; NULL for any other step). Those came later as trailing
 -- columns; a new column goes last too, and a new return type needs the function dropped and created again
 -- (CREATE OR REPLACE cannot change it: hence the DROP below, which takes its grants with it).
 -- #variable_conflict use_column: the output columns share their names with table columns.
@@ -86,7 +88,9 @@ RETURNS TABLE(
     deps jsonb,
     traceparent text,
     previous_span text,
-    lease_expiry timestamp with time zone)
+    lease_expiry timestamp with time zone,
+    item jsonb,
+    item_index integer)
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = cyclone, pg_temp
@@ -173,20 +177,23 @@ BEGIN
                started_at = v_now
          WHERE s.id = ANY (v_ids)
         RETURNING s.id, s.run_id, s.node, s.handler, s.kind, s.attempt, s.max_attempts,
-                  s.lease_generation, s.timeout, s.input, s.deps, s.failed_span, s.lease_expiry
+                  s.lease_generation, s.timeout, s.input, s.deps, s.failed_span, s.lease_expiry, s.item,
+                  s.item_index
     )
     SELECT c.id, c.run_id, r.workflow, c.node, c.handler, c.kind, c.attempt, c.max_attempts,
-           c.lease_generation, c.timeout, c.input,
+           c.lease_generation, c.timeout, CASE WHEN c.item_index IS NULL THEN c.input ELSE r.input END,
            CASE WHEN cardinality(c.deps) = 0 THEN '{}'::jsonb
                 ELSE (SELECT coalesce(jsonb_object_agg(d.node, d.output), '{}')
-                        FROM ONLY cyclone_steps d WHERE d.run_id = c.run_id AND d.node = ANY (c.deps)) END,
-           r.traceparent, c.failed_span, c.lease_expiry
+                        FROM ONLY cyclone_steps d
+                       WHERE d.run_id = c.run_id AND d.item_index IS NULL AND d.node = ANY (c.deps)
+                         AND d.state = 'completed') END,
+           r.traceparent, c.failed_span, c.lease_expiry, c.item, c.item_index
       FROM claimed c
       JOIN ONLY cyclone_runs r ON r.id = c.run_id
      ORDER BY array_position(v_ids, c.id);
 END
 $$;
-COMMENT ON FUNCTION cyclone.claim(text,text[],integer,interval,text[]) IS 'Lease up to p_limit due steps of running runs (SPEC section 6), of the given handlers and workflows (NULL = any), within their limits (SPEC 12), for p_lease_ttl (positive, at most 1 day). Returns input, deps outputs, the run''s traceparent, the span of the step''s last failed execution and the lease''s expiry, in claim order.';
+COMMENT ON FUNCTION cyclone.claim(text,text[],integer,interval,text[]) IS 'Lease up to p_limit due steps of running runs (SPEC section 6), of the given handlers and workflows (NULL = any), within their limits (SPEC 12), for p_lease_ttl (positive, at most 1 day). Returns input, deps outputs, the run''s traceparent, the span of the step''s last failed execution, the lease''s expiry and a map item''s item and item_index, in claim order.';
 REVOKE ALL ON FUNCTION cyclone.claim(text,text[],integer,interval,text[]) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cyclone.claim(text,text[],integer,interval,text[]) TO cyclone_worker;
 GRANT EXECUTE ON FUNCTION cyclone.claim(text,text[],integer,interval,text[]) TO cyclone_admin;

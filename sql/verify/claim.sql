@@ -33,4 +33,6 @@ SELECT 1 / (SELECT count(*)::int FROM pg_proc p, unnest(p.proargnames, p.proargm
              WHERE p.oid = 'cyclone.claim(text, text[], integer, interval, text[])'::regprocedure
                AND a.name = 'lease_expiry' AND a.mode = 't');
 SELECT 'cyclone.release(bigint, text, bigint)'::regprocedure;
+-- Issue 37: a candidate's run is read by a scalar subquery, not a semi-join.
+SELECT 1 / (pg_get_functiondef('cyclone.claim(text,text[],integer,interval,text[])'::regprocedure) !~ 'AND EXISTS \(SELECT 1 FROM ONLY cyclone_runs')::int;
 ROLLBACK;
