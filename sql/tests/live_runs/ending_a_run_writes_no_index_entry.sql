@@ -24,7 +24,7 @@ SELECT is(ARRAY[cyclone_test.run_state(:'done'), cyclone_test.run_state(:'failed
 SELECT is(pg_temp.updates(), ARRAY[(:'before'::int[])[1] + 3, (:'before'::int[])[2] + 3],
           'three updates of run rows, all three HOT');
 
-SELECT is((SELECT reloptions FROM pg_class WHERE oid = 'cyclone.cyclone_runs'::regclass), '{fillfactor=40}',
+SELECT ok((SELECT 'fillfactor=40' = ANY (reloptions) FROM pg_class WHERE oid = 'cyclone.cyclone_runs'::regclass),
           'the live table leaves 60% of each page for new versions');
 SELECT is_empty($$SELECT i.indexrelid::regclass FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid
                   WHERE i.indrelid = 'cyclone.cyclone_runs'::regclass
