@@ -168,15 +168,21 @@ def test_a_run_of_one_step_that_complete_many_ends_straight_into_history_is_one_
     with Client(dsn, min_size=1, max_size=1) as c:
         c.define_workflow("soak_slot", dict(app.definitions())["soak_slot"])
     query(dsn, "SELECT cyclone.tick(0)")  # today's day tables, which the move needs
-    query(dsn, "SELECT cyclone.submit('soak_slot', '{\"scheduled_for\": \"x\"}')")
-    (lease,) = query(dsn, "SELECT step_id, lease_generation FROM cyclone.claim('w', NULL, 1, '1 minute',"
-                          " ARRAY['soak_slot'])")
+    # A batch of 64: complete_many ends runs of one step straight into history from that size on.
+    query(dsn, "SELECT cyclone.submit('soak_slot', jsonb_build_object('scheduled_for', n::text))"
+               " FROM generate_series(1, 64) n")
+    leases = query(dsn, "SELECT step_id, lease_generation FROM cyclone.claim('w', NULL, 64, '1 minute',"
+                        " ARRAY['soak_slot'])")
+    assert len(leases) == 64
     query(dsn, "INSERT INTO public.chaos_ledger (step_id, run_id, node, attempt, lease_generation)"
-               " SELECT id, run_id, node, 1, lease_generation FROM cyclone.cyclone_steps WHERE id = %s",
-          (lease["step_id"],))
-    query(dsn, "SELECT cyclone.complete_many('w', ARRAY[%s]::bigint[], ARRAY[%s]::bigint[], ARRAY['{}'::jsonb])",
-          (lease["step_id"], lease["lease_generation"]))
-    assert query(dsn, "SELECT count(*) AS n FROM ONLY cyclone.cyclone_steps") == [{"n": 0}], "it did not move"
-    (audit,) = soak_checks.step_audit(dsn)
-    assert (audit.state, audit.completions, audit.completed_from) == ("completed", 1, "running")
-    assert soak_checks.step_problems(audit) == []
+               " SELECT id, run_id, node, 1, lease_generation FROM cyclone.cyclone_steps WHERE id = ANY (%s)",
+          ([lease["step_id"] for lease in leases],))
+    query(dsn, "SELECT count(*) FROM cyclone.complete_many('w', %s::bigint[], %s::bigint[],"
+               " array_fill('{}'::jsonb, ARRAY[64]))",
+          ([lease["step_id"] for lease in leases], [lease["lease_generation"] for lease in leases]))
+    assert query(dsn, "SELECT count(*) AS n FROM ONLY cyclone.cyclone_steps") == [{"n": 0}], "they did not move"
+    audits = soak_checks.step_audit(dsn)
+    assert len(audits) == 64
+    for audit in audits:
+        assert (audit.state, audit.completions, audit.completed_from) == ("completed", 1, "running")
+        assert soak_checks.step_problems(audit) == []
