@@ -579,7 +579,7 @@ DECLARE
 BEGIN
     SELECT h.* INTO v_day FROM cyclone_history h WHERE h.day = cyclone._history_day_of(p_now);
     IF NOT FOUND THEN
-        RETURN '{}';
+        RETURN '{}'::bigint[];
     END IF;
     SELECT string_agg(coalesce(c.value, format('g.%I', a.attname)), ', ' ORDER BY a.attnum) INTO v_step_values
       FROM pg_attribute a
@@ -621,7 +621,7 @@ BEGIN
         INTO v_steps, v_runs
         USING p_worker, p_step_ids, p_lease_generations, p_outputs, p_now;
     EXCEPTION WHEN undefined_table THEN
-        RETURN '{}';
+        RETURN '{}'::bigint[];
     END;
     IF v_runs IS NOT NULL THEN
         PERFORM cyclone._notify_awaiters(v_runs);

@@ -149,7 +149,7 @@ DECLARE
     v_now timestamptz := cyclone.now();
     v_run_id uuid;
     v_runs uuid[];
-    v_done bigint[] := '{}';
+    v_done bigint[] := '{}'::bigint[];
     v_solo bigint[];
     v_bad record;
 BEGIN
@@ -194,7 +194,7 @@ BEGIN
     -- moved, and is not run when they were all of them (a worker's batch of single-step jobs).
     v_solo := CASE WHEN cardinality(p_step_ids) >= 64
                    THEN cyclone._complete_solo_runs(p_worker, p_step_ids, p_lease_generations, p_outputs, v_now)
-                   ELSE '{}' END;
+                   ELSE '{}'::bigint[] END;
 
     IF cardinality(v_solo) < cardinality(p_step_ids) THEN
         -- Each row finds its own element by array_position (a scan of the id
