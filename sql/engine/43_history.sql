@@ -104,7 +104,8 @@ REVOKE ALL ON FUNCTION cyclone._history_day(date) FROM PUBLIC;
 
 -- _archive_day: moves the given runs, all finished on p_day, with their steps, from the live tables into the
 -- day's tables (made when missing), steps first, each in one DELETE ... RETURNING into an INSERT; their
--- unconsumed signals are deleted; the runs leave cyclone_archive_queue. Returns how many runs moved. The caller (archive) holds their locks.
+-- unconsumed signals are deleted; the runs leave cyclone_archive_queue. Returns how many runs moved. The
+-- caller (archive) holds their locks.
 CREATE OR REPLACE FUNCTION cyclone._archive_day(p_day date, p_ids uuid[])
 RETURNS integer
 LANGUAGE plpgsql
