@@ -33,14 +33,25 @@ such entry to learn that its row is gone.
 3. vacuum  The held drain again, then after the transaction ends a VACUUM of
            the live tables timed under autovacuum's default cost delay (2 ms)
            and under none (the live tables' autovacuum_vacuum_cost_delay).
+4. depth   Throughput at a held queue depth: a producer keeps ``--depth``
+           single-step runs waiting (it tops the queue up whenever the
+           consumers took 100 or more) while ``CONSUMERS`` connections loop
+           ``claim(10)`` + ``complete_many`` as fast as they can, for
+           ``--depth-seconds`` (5 minutes), ``tick()`` each second; no
+           transaction is held, autovacuum as the server has it. Completions
+           a second in each ``--window`` (a minute), the last window's rate
+           over the first's, and per window the database CPU a completed run
+           (the consumers' backends, from /proc: what other work on the
+           machine moves least) and the live tables' dead tuples.
 
-Results are printed as JSON (and written to bench/results/xmin.json).
+Results are printed as JSON (and written to ``--out``, bench/results/xmin.json).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -182,10 +193,13 @@ class Load:
         self.claims = 0
         self.lock = threading.Lock()
         self.threads: list[threading.Thread] = []
+        self.pids: list[int] = []
 
     def _consume(self, i: int) -> None:
         with harness.connect(self.dsn) as c:
             c.execute("SET synchronous_commit = off")
+            with self.lock:
+                self.pids.append(c.info.backend_pid)
             worker = f"xmin-{i}"
             while not self.stop.is_set():
                 began = time.perf_counter()
@@ -214,18 +228,35 @@ class Load:
                 next_at += per_tick / rate
                 time.sleep(max(0.0, next_at - time.monotonic()))
 
+    def _top_up(self, depth: int) -> None:
+        """Keeps ``depth`` runs waiting: tops the queue up whenever the consumers took 100 or more (``depth``
+        are there when it starts)."""
+        submitted = depth
+        with harness.connect(self.dsn) as c:
+            c.execute("SET synchronous_commit = off")
+            while not self.stop.is_set():
+                with self.lock:
+                    short = depth - (submitted - self.done)
+                if short < 100:
+                    time.sleep(0.002)
+                    continue
+                c.execute("SELECT count(*) FROM cyclone.submit_many(%s, %s::jsonb[])", (WORKFLOW, ['{}'] * short))
+                submitted += short
+
     def _tick(self) -> None:
         """tick() once a second, as a worker does (it archives the runs that did not end in complete_many)."""
         with harness.connect(self.dsn) as c:
             while not self.stop.wait(1.0):
                 c.execute("SELECT cyclone.tick()")
 
-    def start(self, rate: float | None = None) -> None:
+    def start(self, rate: float | None = None, *, depth: int | None = None) -> None:
         self.threads = [threading.Thread(target=self._consume, args=(i,), daemon=True)
                         for i in range(self.consumers)]
         self.threads.append(threading.Thread(target=self._tick, daemon=True))
         if rate:
             self.threads.append(threading.Thread(target=self._produce, args=(rate,), daemon=True))
+        if depth:
+            self.threads.append(threading.Thread(target=self._top_up, args=(depth,), daemon=True))
         for t in self.threads:
             t.start()
 
@@ -343,6 +374,58 @@ def drain_once(dsn: str, *, runs: int, hold: bool, consumers: int = 2,
         return result
 
 
+def _cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU of these (local) backends so far, from /proc."""
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of stat)
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def depth_phase(dsn: str, *, depth: int = 2000, seconds: float = 300.0, window: float = 60.0,
+                consumers: int = CONSUMERS, batch: int = 10) -> dict[str, Any]:
+    """Throughput with ``depth`` runs kept waiting, for ``seconds``: completions a second and database CPU a
+    completed run in each ``window``, and the last window's rate over the first's."""
+    setup(dsn)
+    with harness.connect(dsn) as c:
+        c.execute("SELECT count(*) FROM cyclone.submit_many(%s, %s::jsonb[])", (WORKFLOW, ['{}'] * depth))
+        c.execute("ANALYZE cyclone.cyclone_steps, cyclone.cyclone_runs")
+        load = Load(dsn, batch=batch, consumers=consumers)
+        load.start(depth=depth)
+        windows: list[dict[str, Any]] = []
+        try:
+            while len(load.pids) < consumers:
+                time.sleep(0.01)
+            began = time.monotonic()
+            done, cpu = load.done, _cpu_seconds(load.pids)
+            while time.monotonic() - began < seconds - 1e-6:
+                time.sleep(max(0.0, began + window * (len(windows) + 1) - time.monotonic()))
+                now_done, now_cpu = load.done, _cpu_seconds(load.pids)
+                jobs = now_done - done
+                windows.append({"t": round(time.monotonic() - began), "jobs_per_s": round(jobs / window, 1),
+                                "db_cpu_ms_a_run": round((now_cpu - cpu) * 1000 / max(jobs, 1), 4),
+                                "dead": dead_tuples(c), "claim_buffers": claim_buffers(c),
+                                "claim_call_buffers": claim_call_buffers(c)})
+                done, cpu = now_done, now_cpu
+        finally:
+            load.end()
+        first, last = windows[0], windows[-1]
+        # Every run a consumer completed has ended (live or in history), and the engine's invariants hold.
+        completed = c.execute("SELECT count(*) FROM cyclone.cyclone_runs WHERE state = 'completed'").fetchone()
+        broken = c.execute("SELECT count(*) FROM cyclone.check_invariants()").fetchone()
+        return {"depth": depth, "seconds": seconds, "window": window, "consumers": consumers, "batch": batch,
+                "done": load.done, "runs_completed": completed[0] if completed else None,
+                "invariants_broken": broken[0] if broken else None,
+                "autovacuums": autovacuums(c), "windows": windows,
+                "ratio": round(last["jobs_per_s"] / max(first["jobs_per_s"], 1e-9), 2),
+                "cpu_ratio": round(last["db_cpu_ms_a_run"] / max(first["db_cpu_ms_a_run"], 1e-9), 2),
+                "claim_call_p50_ms": _pct(load.claim_ms, 50), "claim_call_p99_ms": _pct(load.claim_ms, 99)}
+
+
 def vacuum_cost(dbs: harness.Databases, runs: int) -> dict[str, Any]:
     """The VACUUM that follows a held snapshot, under autovacuum's default cost delay and under none."""
     return {f"{d}ms": drain_once(dbs.fresh(f"vacuum_{d}"), runs=runs, hold=True, vacuum_delay_ms=d)
@@ -356,10 +439,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seconds", type=float, default=40.0)
     parser.add_argument("--recover", type=float, default=180.0)
     parser.add_argument("--runs", type=int, default=50_000)
-    parser.add_argument("--only", choices=("steady", "drain", "vacuum"))
+    parser.add_argument("--depth", type=int, default=2000)
+    parser.add_argument("--depth-seconds", type=float, default=300.0)
+    parser.add_argument("--window", type=float, default=60.0)
+    parser.add_argument("--only", choices=("steady", "drain", "vacuum", "depth"))
+    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "xmin.json")
     args = parser.parse_args(argv)
     if args.quick:
         args.seconds, args.runs, args.recover = 10.0, 10_000, 60.0
+        args.depth_seconds, args.window = 60.0, 15.0
     cluster = db.embedded()
     cluster.start()
     dbs = harness.Databases(cluster)
@@ -377,13 +465,15 @@ def main(argv: list[str] | None = None) -> None:
                             "ratio": round(held["steps_per_s"] / clean["steps_per_s"], 2)}
         if args.only in (None, "vacuum"):
             out["vacuum"] = vacuum_cost(dbs, args.runs)
+        if args.only in (None, "depth"):
+            out["depth"] = depth_phase(dbs.fresh("depth"), depth=args.depth, seconds=args.depth_seconds,
+                                       window=args.window)
     finally:
         dbs.drop_all()
     text = json.dumps(out, indent=1, default=str)
     print(text)
-    results = Path(__file__).parent / "results"
-    results.mkdir(exist_ok=True)
-    (results / "xmin.json").write_text(text + "\n")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(text + "\n")
 
 
 if __name__ == "__main__":

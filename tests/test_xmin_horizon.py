@@ -16,6 +16,19 @@ since (docs/performance.md, A held xmin horizon).
    longer), not something a table can set; what the tables set
    (``autovacuum_vacuum_cost_delay = 0``, change live_tables_vacuum) is that
    the vacuum runs unthrottled, which is checked too.
+3. Throughput held at a queue depth of 2,000: ``python -m bench.xmin --only
+   depth`` (a producer keeps 2,000 runs waiting, four connections loop
+   ``claim(10)`` + ``complete_many`` as fast as they can, autovacuum as the
+   server has it). Issue 37 asks that the last of five minutes run at >= 0.8x
+   the first: ``CYCLONE_CHAOS_SCALE=10`` asserts that, and it is a miss on
+   this machine (0.68-0.89x: the day tables and the dead rows between two
+   vacuums grow under every function; docs/performance.md, Throughput at a
+   held queue depth). In ``make test`` it runs 30 s in windows of 10 s and
+   checks the outcome (every window completes runs, every run completed has
+   ended, the invariants hold), not a ratio: over 30 s on a shared machine
+   the rate of a window moves more than the engine does. What keeps claims
+   from reading every claimed step's index entry (the claim floor) has its
+   own tests (sql/tests/claim_floor/).
 """
 
 from __future__ import annotations
@@ -23,6 +36,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -173,3 +188,26 @@ def test_the_live_tables_come_back_once_the_snapshot_ends(quick_autovacuum_clust
             time.sleep(0.5)
         live = c.execute("SELECT count(*) FROM ONLY cyclone.cyclone_steps").fetchone()
         assert live is not None and live[0] == 0
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_throughput_at_a_held_queue_depth_does_not_fall(tmp_path: Path) -> None:
+    """Issue 37: with 2,000 runs kept waiting for five minutes (CYCLONE_CHAOS_SCALE >= 10), the last minute
+    runs at >= 0.8x the first; at CI scale (30 s), the drain goes on and ends its runs consistently."""
+    seconds, window = (300, 60) if SCALE >= 10 else (30, 10)
+    out = tmp_path / "xmin.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", "bench.xmin", "--only", "depth", "--depth", "2000", "--depth-seconds",
+         str(seconds), "--window", str(window), "--out", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=seconds + 300)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
+    depth = json.loads(out.read_text())["depth"]
+    windows = depth["windows"]
+    summary = [(w["jobs_per_s"], w["db_cpu_ms_a_run"]) for w in windows]
+    assert len(windows) == seconds // window and all(w["jobs_per_s"] > 0 for w in windows), summary
+    assert depth["runs_completed"] >= depth["done"] > 0, depth
+    assert depth["invariants_broken"] == 0, depth
+    if SCALE >= 10:
+        assert depth["ratio"] >= 0.8, summary
