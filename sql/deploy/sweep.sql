@@ -1,5 +1,5 @@
 -- Deploy cyclone:sweep
--- requires: sweep@v0.18.0 fail advance runs checks clock history
+-- requires: sweep@v0.23.0 fail advance runs checks clock history claim
 -- A complete copy of sql/engine/27_sweep.sql, written by scripts/rework.py: read and edit that file, not this one.
 BEGIN;
 
@@ -10,7 +10,8 @@ BEGIN;
 -- limit. Steps of paused runs too: a crashed worker's lease expires whatever the run's
 -- state. Owns sweep (granted to cyclone_admin) and _sweep_candidates.
 -- Requires: 21_runs.sql (_lock_run, _root_run), 26_fail.sql (_fail_step),
--- 22_advance.sql (_discard_step), 03_checks.sql (_require), 10_runs_tables.sql,
+-- 22_advance.sql (_discard_step), 24_claim.sql (_lower_claim_floor: a reclaimed
+-- step keeps its scheduled_at), 03_checks.sql (_require), 10_runs_tables.sql,
 -- 02_clock.sql. Called by tick() (31_tick.sql), which locks the candidates' runs
 -- before its first phase.
 -- Lock order: candidates are read unlocked, then each run is locked (in root-run,
@@ -95,6 +96,9 @@ BEGIN
                    SET state = 'available', lease_owner = NULL, lease_expiry = NULL,
                        reclaims = reclaims + 1, rerun_attempt = true
                  WHERE id = v_step.id;
+                IF v_step.queue_bucket = 0 THEN  -- back in its old place: below claim's floor, maybe
+                    PERFORM cyclone._lower_claim_floor(v_step.priority, v_step.scheduled_at, v_step.id);
+                END IF;
                 PERFORM pg_notify('cyclone_wakeup', '');
                 action := 'reclaimed';
             END IF;

@@ -1,12 +1,14 @@
 -- sql/engine/10_runs_tables.sql: the tables of workflows, runs and steps, in their current shape.
 -- Owns: cyclone_workflows, cyclone_runs, cyclone_steps (the state machine), cyclone_signals (signals kept for a
 -- wait node to come), cyclone_step_errors (every error a step was given), cyclone_audit (operator actions),
--- cyclone_run_keys (idempotency keys), with their indexes, comments and grants.
+-- cyclone_run_keys (idempotency keys), cyclone_claim_floor (where claim's scan of queue 0 may start), with
+-- their indexes, comments and grants.
 -- Requires: 02_clock.sql (defaults call cyclone.now()) and 04_audit.sql (cyclone_audit.actor's default calls
 -- _actor()). Every function file reads or writes these tables.
 -- sqitch reaches this shape through the changes tables, client_reads, step_errors, limits (the steps' bucket
 -- columns and their indexes), traces, audit, list_pages, fail (failed_span), step_workflow, metrics, history,
--- live_runs, dynamic_columns, dynamic_nodes, map_items, coordination_tables and hot_path_keys; the engine guard
+-- live_runs, dynamic_columns, dynamic_nodes, map_items, coordination_tables, hot_path_keys and claim_floor
+-- (cyclone_claim_floor); the engine guard
 -- checks that both end in the same tables. A table changes by a new change with a hand-written ALTER, and
 -- this file is edited to match (tables are not reworked).
 --
@@ -268,6 +270,29 @@ COMMENT ON COLUMN cyclone.cyclone_steps.awaited_run_id IS 'The run an await node
 -- never read. Exactly one entry per available step.
 CREATE INDEX cyclone_steps_claimable
     ON cyclone.cyclone_steps (queue_bucket, priority, scheduled_at, id) WHERE state = 'available';
+-- Where claim's walk of queue 0 may start (issue 37). A claimed step's entry stays in the claim index until
+-- VACUUM removes it, at the front of the claim order, where every claim's walk begins: between two visits of
+-- autovacuum (a minute by default) a busy queue gathers hundreds of thousands of them, a thousand and more
+-- index pages that each claim read (3 ms a claim of 10 at a held depth of 2,000), and under a held xmin
+-- horizon each one costs a heap page besides. tick (_refresh_claim_floor, 24_claim.sql) keeps here, once a
+-- second, a key (priority, scheduled_at, id) at or below every available step of queue 0 and at least a
+-- second old; claim walks the priorities above it, then queue 0 from the key, and reads what lies between
+-- only when those hold fewer due steps than it asks for. A hint, not a rule: release and sweep lower it to
+-- a step they give back; a step that becomes available below it otherwise (submitted with a p_run_at in the
+-- past, or by a transaction older than a second) is taken at once when nothing due lies past the key, else
+-- after the next tick at the latest, which lowers the key to it; a key older than 10 seconds (no tick) is
+-- not used. One row, for queue 0; UNLOGGED: after a crash it is empty, and claim
+-- walks from the front until the next tick.
+CREATE UNLOGGED TABLE cyclone.cyclone_claim_floor (
+    queue_bucket int PRIMARY KEY,
+    priority     int NOT NULL,
+    scheduled_at timestamptz NOT NULL,
+    id           bigint NOT NULL,
+    set_at       timestamptz NOT NULL
+);
+COMMENT ON TABLE cyclone.cyclone_claim_floor IS
+    'Where claim''s walk of queue 0 may start: a key at or below every available step, kept by tick (a hint).';
+GRANT SELECT ON cyclone.cyclone_claim_floor TO cyclone_admin;
 -- The sweep path. Keyed on id, not lease_expiry, so that a heartbeat changes no indexed column and its
 -- update can stay HOT.
 CREATE INDEX cyclone_steps_running ON cyclone.cyclone_steps (id) WHERE state = 'running';

@@ -5,7 +5,8 @@
 -- limit. Steps of paused runs too: a crashed worker's lease expires whatever the run's
 -- state. Owns sweep (granted to cyclone_admin) and _sweep_candidates.
 -- Requires: 21_runs.sql (_lock_run, _root_run), 26_fail.sql (_fail_step),
--- 22_advance.sql (_discard_step), 03_checks.sql (_require), 10_runs_tables.sql,
+-- 22_advance.sql (_discard_step), 24_claim.sql (_lower_claim_floor: a reclaimed
+-- step keeps its scheduled_at), 03_checks.sql (_require), 10_runs_tables.sql,
 -- 02_clock.sql. Called by tick() (31_tick.sql), which locks the candidates' runs
 -- before its first phase.
 -- Lock order: candidates are read unlocked, then each run is locked (in root-run,
@@ -90,6 +91,9 @@ BEGIN
                    SET state = 'available', lease_owner = NULL, lease_expiry = NULL,
                        reclaims = reclaims + 1, rerun_attempt = true
                  WHERE id = v_step.id;
+                IF v_step.queue_bucket = 0 THEN  -- back in its old place: below claim's floor, maybe
+                    PERFORM cyclone._lower_claim_floor(v_step.priority, v_step.scheduled_at, v_step.id);
+                END IF;
                 PERFORM pg_notify('cyclone_wakeup', '');
                 action := 'reclaimed';
             END IF;

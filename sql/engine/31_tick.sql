@@ -4,8 +4,8 @@
 -- (SPEC 1): the two helpers look for it only when called, so the engine deploys without it.
 -- Requires: 27_sweep.sql (sweep, _sweep_candidates), 28_deadlines.sql (enforce_deadlines, _expire_waits and
 -- their candidates), 34_schedules.sql (_lock_due_schedules, _schedule_cancellations, _fire_schedules),
--- 24_claim.sql (_claimable_exists), 43_history.sql (_history_day, _history_day_of, archive), 44_workers.sql
--- (_forget_workers), 21_runs.sql (_lock_run, _root_run), 03_checks.sql, 02_clock.sql.
+-- 24_claim.sql (_claimable_exists, _refresh_claim_floor), 43_history.sql (_history_day, _history_day_of,
+-- archive), 44_workers.sql (_forget_workers), 21_runs.sql (_lock_run, _root_run), 03_checks.sql, 02_clock.sql.
 -- Called by: every worker on its poll interval (cyclone_worker), cyclone_admin (`cyclone tick`), and a
 -- pg_cron job made by schedule_tick.
 -- Lock order: the due schedule rows first (FOR UPDATE SKIP LOCKED, so two ticks never fire one slot), then
@@ -36,7 +36,9 @@
 --      they exist), then archive(5000) moves finished runs out of the live tables, last, with this pass's
 --      locks already taken.
 --   9. the worker registry (44_workers.sql): rows of workers unseen for a day go (_forget_workers; a small
---      table, rows a refresh holds skipped).
+--      table, rows a refresh holds skipped);
+--  10. where claims start their walk of queue 0 (_refresh_claim_floor, 24_claim.sql), last: after the sweep's
+--      reclaims and the schedules' runs, which it must not pass, and holding its row only until the commit.
 -- Returns a jsonb object: the counts "reclaimed", "retried", "discarded" (the sweep's), "deadlines",
 -- "max_wait", "slept" (sleep nodes woken, SPEC 16), "scheduled", "skipped_slots", "archived", and "discarded_steps", the dead letters of this
 -- pass (step_id, run_id, workflow, node, error_kind, error), for the worker's error hooks.
@@ -107,6 +109,9 @@ BEGIN
                                                        cyclone._history_day_of(v_now) + 1]) d;
     v_archived := cyclone.archive(5000);
     PERFORM cyclone._forget_workers(v_now);
+    -- Where claims start their walk of queue 0: after the sweep's reclaims and the schedules' runs, which it
+    -- must not pass, and last, so that the row is held for no longer than the commit.
+    PERFORM cyclone._refresh_claim_floor(v_now);
 
     RETURN jsonb_build_object(
         'reclaimed', (SELECT count(*) FROM jsonb_array_elements(v_sweep) e WHERE e ->> 'action' = 'reclaimed'),

@@ -1,5 +1,5 @@
 -- Revert cyclone:sweep to its previous version: the deploy script it had before
--- (sql/deploy/sweep@v0.18.0.sql), and a drop of each function the new version added.
+-- (sql/deploy/sweep@v0.23.0.sql), and a drop of each function the new version added.
 BEGIN;
 
 -- sql/engine/27_sweep.sql: change `sweep` — recovery of running steps (SPEC 7). A step
@@ -19,7 +19,9 @@ BEGIN;
 
 -- The steps sweep() acts on: running past their lease or their timeout, oldest
 -- (lowest id) first, at most p_limit. tick() also uses it to lock every run of its
--- pass up front.
+-- pass up front. A timeout counts as at most 366 days, the most define_workflow
+-- accepts: one stored by an older release beyond PostgreSQL's range of times would
+-- otherwise make started_at + timeout fail (22008), and every tick with it.
 CREATE OR REPLACE FUNCTION cyclone._sweep_candidates(p_now timestamp with time zone, p_limit integer)
 RETURNS TABLE(id bigint, run_id uuid, lease_generation bigint)
 LANGUAGE sql
@@ -27,7 +29,8 @@ STABLE
 AS $$
     SELECT s.id, s.run_id, s.lease_generation
       FROM ONLY cyclone.cyclone_steps s
-     WHERE s.state = 'running' AND (s.lease_expiry < p_now OR s.started_at + s.timeout < p_now)
+     WHERE s.state = 'running'
+       AND (s.lease_expiry < p_now OR s.started_at + least(s.timeout, interval '366 days') < p_now)
      ORDER BY s.id
      LIMIT p_limit
 $$;
@@ -43,7 +46,8 @@ REVOKE ALL ON FUNCTION cyclone._sweep_candidates(timestamp with time zone,intege
 -- without bound. 22023 for a negative p_max_reclaims or a p_limit below 1 (22004
 -- for NULL). Each candidate is re-read under the lock: one that moved on (completed,
 -- failed, claimed again at a new generation) is skipped, and one renewed in time is
--- left alone, as neither test holds any more. A reclaim notifies cyclone_wakeup
+-- left alone, as neither test holds any more. A timeout counts as at most 366 days
+-- (see _sweep_candidates). A reclaim notifies cyclone_wakeup
 -- whether or not a worker waits: a rare path, unlike the hot ones that go through
 -- _wake.
 CREATE OR REPLACE FUNCTION cyclone.sweep(p_max_reclaims integer DEFAULT 0, p_limit integer DEFAULT 100)
@@ -72,7 +76,7 @@ BEGIN
            FOR UPDATE;
         CONTINUE WHEN NOT FOUND;
 
-        IF v_step.started_at + v_step.timeout < v_now THEN
+        IF v_step.started_at + least(v_step.timeout, interval '366 days') < v_now THEN
             step_id := v_step.id; run_id := v_step.run_id; node := v_step.node;
             action := CASE cyclone._fail_step(v_step.id, format('step timed out after %s', v_step.timeout),
                                               'timeout', NULL)

@@ -1,5 +1,5 @@
 -- Revert cyclone:tick to its previous version: the deploy script it had before
--- (sql/deploy/tick@v0.20.0.sql), and a drop of each function the new version added.
+-- (sql/deploy/tick@v0.23.0.sql), and a drop of each function the new version added.
 BEGIN;
 
 -- sql/engine/31_tick.sql: change `tick` — one bounded pass of everything time-driven.
@@ -42,7 +42,7 @@ BEGIN;
 --   9. the worker registry (44_workers.sql): rows of workers unseen for a day go (_forget_workers; a small
 --      table, rows a refresh holds skipped).
 -- Returns a jsonb object: the counts "reclaimed", "retried", "discarded" (the sweep's), "deadlines",
--- "max_wait", "scheduled", "skipped_slots", "archived", and "discarded_steps", the dead letters of this
+-- "max_wait", "slept" (sleep nodes woken, SPEC 16), "scheduled", "skipped_slots", "archived", and "discarded_steps", the dead letters of this
 -- pass (step_id, run_id, workflow, node, error_kind, error), for the worker's error hooks.
 CREATE OR REPLACE FUNCTION cyclone.tick(p_max_reclaims integer DEFAULT 0)
 RETURNS jsonb
@@ -55,6 +55,7 @@ DECLARE
     v_sweep jsonb;
     v_deadlines uuid[];
     v_waits bigint[];
+    v_slept int;
     v_ids bigint[];
     v_discarded jsonb;
     v_run_id uuid;
@@ -81,7 +82,9 @@ BEGIN
 
     SELECT coalesce(jsonb_agg(to_jsonb(s)), '[]') INTO v_sweep FROM cyclone.sweep(p_max_reclaims, 100) s;
     v_deadlines := ARRAY(SELECT cyclone.enforce_deadlines(100));
-    v_waits := ARRAY(SELECT cyclone._expire_waits(100));
+    SELECT coalesce(array_agg(w.step_id) FILTER (WHERE NOT w.slept), '{}'), count(*) FILTER (WHERE w.slept)
+      INTO v_waits, v_slept
+      FROM cyclone._expire_waits(100) w;
     SELECT * INTO v_fired FROM cyclone._fire_schedules(v_schedules, v_now, 100, 1000);
 
     -- The dead letters of this pass, gathered by id first: a filter over every
@@ -115,13 +118,14 @@ BEGIN
         'discarded', (SELECT count(*) FROM jsonb_array_elements(v_sweep) e WHERE e ->> 'action' = 'discarded'),
         'deadlines', cardinality(v_deadlines),
         'max_wait', cardinality(v_waits),
+        'slept', v_slept,
         'scheduled', v_fired.scheduled,
         'skipped_slots', v_fired.skipped,
         'archived', v_archived,
         'discarded_steps', v_discarded);
 END
 $$;
-COMMENT ON FUNCTION cyclone.tick(integer) IS 'One pass of time-driven work. Returns {"reclaimed","retried","discarded","deadlines","max_wait","scheduled","skipped_slots","archived"} counts, plus "discarded_steps": the dead letters this pass made, for error hooks.';
+COMMENT ON FUNCTION cyclone.tick(integer) IS 'One pass of time-driven work. Returns {"reclaimed","retried","discarded","deadlines","max_wait","slept","scheduled","skipped_slots","archived"} counts, plus "discarded_steps": the dead letters this pass made, for error hooks.';
 REVOKE ALL ON FUNCTION cyclone.tick(integer) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cyclone.tick(integer) TO cyclone_worker;
 GRANT EXECUTE ON FUNCTION cyclone.tick(integer) TO cyclone_admin;

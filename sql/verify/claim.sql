@@ -35,4 +35,9 @@ SELECT 1 / (SELECT count(*)::int FROM pg_proc p, unnest(p.proargnames, p.proargm
 SELECT 'cyclone.release(bigint, text, bigint)'::regprocedure;
 -- Issue 37: a candidate's run is read by a scalar subquery, not a semi-join.
 SELECT 1 / (pg_get_functiondef('cyclone.claim(text,text[],integer,interval,text[])'::regprocedure) !~ 'AND EXISTS \(SELECT 1 FROM ONLY cyclone_runs')::int;
+-- Issue 37: claim walks queue 0 from the floor tick keeps.
+SELECT 'cyclone._refresh_claim_floor(timestamptz)'::regprocedure;
+SELECT 1 / (pg_get_functiondef('cyclone.claim(text, text[], int, interval, text[])'::regprocedure)
+            ~ 'cyclone_claim_floor')::int;
+SELECT 'cyclone._lower_claim_floor(int, timestamptz, bigint)'::regprocedure;
 ROLLBACK;

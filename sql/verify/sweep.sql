@@ -9,4 +9,6 @@ SELECT 1 / (pg_get_functiondef('cyclone.sweep(int, int)'::regprocedure) ~ 'ONLY 
 -- A timeout counts as at most 366 days (a stored older one would overflow started_at + timeout).
 SELECT 1 / (pg_get_functiondef('cyclone._sweep_candidates(timestamptz, int)'::regprocedure)
             ~ 'least\(s\.timeout, interval ''366 days''\)')::int;
+-- Issue 37: a reclaimed step lowers claim's floor to its key.
+SELECT 1 / (pg_get_functiondef('cyclone.sweep(integer, integer)'::regprocedure) ~ '_lower_claim_floor')::int;
 ROLLBACK;

@@ -10,4 +10,6 @@ SELECT 1 / (NOT has_function_privilege('public', 'cyclone.tick(int)', 'execute')
 SELECT 1 / (pg_get_functiondef('cyclone.tick(int)'::regprocedure) ~ 'ONLY cyclone(\.cyclone)?_(runs|steps)')::int;
 -- SPEC 18: rows of workers unseen for a day go.
 SELECT 1 / (pg_get_functiondef('cyclone.tick(int)'::regprocedure) ~ '_forget_workers')::int;
+-- Issue 37: tick keeps where claims start their walk of queue 0.
+SELECT 1 / (pg_get_functiondef('cyclone.tick(integer)'::regprocedure) ~ '_refresh_claim_floor')::int;
 ROLLBACK;

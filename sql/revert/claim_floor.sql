@@ -1,0 +1,4 @@
+-- Revert cyclone:claim_floor
+BEGIN;
+DROP TABLE cyclone.cyclone_claim_floor;
+COMMIT;
