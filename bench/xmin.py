@@ -409,7 +409,11 @@ def depth_phase(dsn: str, *, depth: int = 2000, seconds: float = 300.0, window: 
                 windows.append({"t": round(time.monotonic() - began), "jobs_per_s": round(jobs / window, 1),
                                 "db_cpu_ms_a_run": round((now_cpu - cpu) * 1000 / max(jobs, 1), 4),
                                 "dead": dead_tuples(c), "claim_buffers": claim_buffers(c),
-                                "claim_call_buffers": claim_call_buffers(c)})
+                                "claim_call_buffers": claim_call_buffers(c),
+                                # finished runs archive() has still to move: a queue that grows is one it cannot
+                                # keep up with
+                                "archive_queue": c.execute("SELECT count(*) FROM cyclone.cyclone_archive_queue")
+                                .fetchone()[0]})  # type: ignore[index]
                 done, cpu = now_done, now_cpu
         finally:
             load.end()
