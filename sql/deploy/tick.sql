@@ -118,8 +118,8 @@ BEGIN
     -- further behind at each pass (issue 37: at 7,000 runs a second of jobs
     -- completed in batches under 64, the queue grew from 66,000 to 216,000 in
     -- a minute, and every function slowed with the live tables; at 20,000 it
-    -- stayed between 5,000 and 14,000). A pass that archives 20,000 runs
-    -- takes about a second.
+    -- stayed between 5,000 and 14,000). 20,000 runs take about half a second
+    -- at archive's 38,600 a second (history.md), more behind a backlog.
     v_archived := cyclone.archive(20000);
     PERFORM cyclone._forget_workers(v_now);
     -- Where claims start their walk of queue 0: after the sweep's reclaims and the schedules' runs, which it
