@@ -105,7 +105,8 @@ bench-coordination: db
 	@$(PY) -m bench.coordination
 
 # A held xmin horizon (issue #37): a steady 100 runs/s clean, with a REPEATABLE READ transaction held and
-# with a session idle in transaction, then drains of 50,000 runs with and without one (docs/performance.md); minutes.
+# with a session idle in transaction, then drains of 50,000 runs with and without one, then five minutes at a
+# held queue depth of 2,000 (docs/performance.md); about fifteen minutes.
 bench-xmin: db
 	@$(PY) -m bench.xmin
 

@@ -42,7 +42,8 @@ such entry to learn that its row is gone.
            a second in each ``--window`` (a minute), the last window's rate
            over the first's, and per window the database CPU a completed run
            (the consumers' backends, from /proc: what other work on the
-           machine moves least) and the live tables' dead tuples.
+           machine moves least), the live tables' dead tuples and the
+           archive queue's length.
 
 Results are printed as JSON (and written to ``--out``, bench/results/xmin.json).
 """
@@ -51,7 +52,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import threading
 import time
 from collections.abc import Iterator
@@ -375,15 +375,14 @@ def drain_once(dsn: str, *, runs: int, hold: bool, consumers: int = 2,
 
 
 def _cpu_seconds(pids: list[int]) -> float:
-    """User + system CPU of these (local) backends so far, from /proc."""
-    total = 0
-    for pid in pids:
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of stat)
-    return total / os.sysconf("SC_CLK_TCK")
+    """User + system CPU of these (local) backends so far (a backend gone counts nothing)."""
+    return sum(harness.proc_cpu_s(pid) or 0.0 for pid in pids)
+
+
+def archive_queue(c: psycopg.Connection[Any]) -> int:
+    """The finished runs archive() has still to move: a queue that grows is one it cannot keep up with."""
+    row = c.execute("SELECT count(*) FROM cyclone.cyclone_archive_queue").fetchone()
+    return int(row[0]) if row else 0
 
 
 def depth_phase(dsn: str, *, depth: int = 2000, seconds: float = 300.0, window: float = 60.0,
@@ -409,11 +408,7 @@ def depth_phase(dsn: str, *, depth: int = 2000, seconds: float = 300.0, window: 
                 windows.append({"t": round(time.monotonic() - began), "jobs_per_s": round(jobs / window, 1),
                                 "db_cpu_ms_a_run": round((now_cpu - cpu) * 1000 / max(jobs, 1), 4),
                                 "dead": dead_tuples(c), "claim_buffers": claim_buffers(c),
-                                "claim_call_buffers": claim_call_buffers(c),
-                                # finished runs archive() has still to move: a queue that grows is one it cannot
-                                # keep up with
-                                "archive_queue": c.execute("SELECT count(*) FROM cyclone.cyclone_archive_queue")
-                                .fetchone()[0]})  # type: ignore[index]
+                                "claim_call_buffers": claim_call_buffers(c), "archive_queue": archive_queue(c)})
                 done, cpu = now_done, now_cpu
         finally:
             load.end()
