@@ -1,8 +1,6 @@
 -- Revert cyclone:advance to its previous version: the deploy script it had before
--- (sql/deploy/advance@v0.22.0.sql), and a drop of each function the new version added.
+-- (sql/deploy/advance@v0.24.0.sql), and a drop of each function the new version added.
 BEGIN;
-
-DROP FUNCTION IF EXISTS cyclone._complete_solo_runs(text, bigint[], bigint[], jsonb[], timestamptz);
 
 -- sql/engine/22_advance.sql: change `advance` — the DAG (SPEC 8): starting runs,
 -- reaching steps whose dependencies completed, finishing runs, the discard policy
@@ -549,6 +547,88 @@ BEGIN
 END
 $$;
 REVOKE ALL ON FUNCTION cyclone._finish_runs(uuid[]) FROM PUBLIC;
+
+-- Completes the steps among p_step_ids that are a whole run (a run of one step, without a parent: the common
+-- job) for complete_many, and ends their runs, in one statement that moves both rows straight to the day's
+-- history tables with their final values: the step completed as complete() would leave it, the run completed
+-- with {node: output} (no signal is kept for it: its one node is a task, and signal() names a wait node).
+-- The usual way updates the step, then the run, queues the run, and archive() later deletes both and inserts
+-- them into the day's tables: two row versions of each and an archive queue row more, and archive's
+-- transaction. Each element is complete()'s compare-and-set (running, p_worker, its generation, within its
+-- timeout), as in complete_many's UPDATE, which completes the rest. Returns the ids of the steps completed;
+-- the runs awaiting their runs are told (_notify_awaiters, SPEC 17). The caller holds the runs' locks.
+-- Left to the usual way: a step holding limit slots (the release trigger fires on UPDATE), a child run (its
+-- parent is told, and a tree is archived together), and every run when today's tables do not exist yet (tick
+-- makes today's and tomorrow's ahead; making them here would take locks on the live tables in the hot path)
+-- or a prune dropped them meanwhile (undefined_table: this statement is undone, the usual way runs).
+-- The rows are written column by column from the catalog, each the deleted row's value but for the columns
+-- the completion sets, so that a column added to the tables later moves with its value without this function
+-- naming it (jsonb_populate_record over the deleted row does the same at ten times the cost: 230 µs a step).
+CREATE OR REPLACE FUNCTION cyclone._complete_solo_runs(
+    p_worker text, p_step_ids bigint[], p_lease_generations bigint[], p_outputs jsonb[], p_now timestamptz)
+RETURNS bigint[]
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_day cyclone.cyclone_history;
+    v_step_values text;
+    v_run_values text;
+    v_steps bigint[];
+    v_runs uuid[];
+BEGIN
+    SELECT h.* INTO v_day FROM cyclone_history h WHERE h.day = cyclone._history_day_of(p_now);
+    IF NOT FOUND THEN
+        RETURN '{}'::bigint[];
+    END IF;
+    SELECT string_agg(coalesce(c.value, format('g.%I', a.attname)), ', ' ORDER BY a.attnum) INTO v_step_values
+      FROM pg_attribute a
+      LEFT JOIN (VALUES ('state', '''completed'''), ('output', '$4[array_position($2, g.id)]'), ('finished_at', '$5'),
+                        ('lease_owner', 'NULL'), ('lease_expiry', 'NULL'), ('error', 'NULL'), ('error_kind', 'NULL'))
+                AS c(name, value) ON c.name = a.attname
+     WHERE a.attrelid = 'cyclone.cyclone_steps'::regclass AND a.attnum > 0 AND NOT a.attisdropped;
+    SELECT string_agg(coalesce(c.value, format('e.%I', a.attname)), ', ' ORDER BY a.attnum) INTO v_run_values
+      FROM pg_attribute a
+      LEFT JOIN (VALUES ('state', '''completed'''), ('finished_at', '$5'), ('paused_at', 'NULL'),
+                        ('output', 'jsonb_build_object(e.step_node, e.step_output)'))
+                AS c(name, value) ON c.name = a.attname
+     WHERE a.attrelid = 'cyclone.cyclone_runs'::regclass AND a.attnum > 0 AND NOT a.attisdropped;
+    BEGIN
+        EXECUTE format($sql$
+            WITH gone AS (
+                DELETE FROM ONLY cyclone.cyclone_steps s
+                 WHERE s.id = ANY ($2)
+                   AND s.state = 'running'
+                   AND s.lease_owner = $1
+                   AND s.lease_generation = $3[array_position($2, s.id)]
+                   AND (s.timeout IS NULL OR s.started_at + least(s.timeout, interval '366 days') > $5)
+                   AND s.buckets = '{}'
+                   AND EXISTS (SELECT 1 FROM ONLY cyclone.cyclone_runs r
+                                WHERE r.id = s.run_id AND r.parent_run_id IS NULL AND r.state IN ('running', 'paused'))
+                   AND NOT EXISTS (SELECT 1 FROM ONLY cyclone.cyclone_steps o WHERE o.run_id = s.run_id AND o.id <> s.id)
+                RETURNING s.*
+            ), step AS (
+                INSERT INTO %s SELECT %s FROM gone g
+                RETURNING id, run_id, node, output
+            ), run AS (
+                DELETE FROM ONLY cyclone.cyclone_runs r USING step WHERE r.id = step.run_id
+                RETURNING r.*, step.node AS step_node, step.output AS step_output
+            ), ended AS (
+                INSERT INTO %s SELECT %s FROM run e
+            )
+            SELECT coalesce(array_agg(step.id), '{}'), array_agg(step.run_id ORDER BY step.run_id) FROM step$sql$,
+            v_day.steps, v_step_values, v_day.runs, v_run_values)
+        INTO v_steps, v_runs
+        USING p_worker, p_step_ids, p_lease_generations, p_outputs, p_now;
+    EXCEPTION WHEN undefined_table THEN
+        RETURN '{}'::bigint[];
+    END;
+    IF v_runs IS NOT NULL THEN
+        PERFORM cyclone._notify_awaiters(v_runs);
+    END IF;
+    RETURN v_steps;
+END
+$$;
+REVOKE ALL ON FUNCTION cyclone._complete_solo_runs(text,bigint[],bigint[],jsonb[],timestamp with time zone) FROM PUBLIC;
 
 -- Discards one step that the caller has locked and checked, then applies the
 -- failure policy (_on_discard). The discard itself is _discard_steps' (21_runs.sql).
