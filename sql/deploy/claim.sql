@@ -1,5 +1,5 @@
 -- Deploy cyclone:claim
--- requires: claim@v0.23.0 tables checks clock limits traces fail wakeups history runs dynamic_nodes map_items claim_floor
+-- requires: claim@v0.24.0 tables checks clock limits traces fail wakeups history runs dynamic_nodes map_items claim_floor
 -- A complete copy of sql/engine/24_claim.sql, written by scripts/rework.py: read and edit that file, not this one.
 BEGIN;
 
@@ -161,6 +161,14 @@ BEGIN
     -- while a worker asks for work, and waits for the next tick only behind
     -- steps that are due already. The three ranges' steps are put together in
     -- claim order.
+    -- Each range also says its last priority, s.priority <= v_hi_p: the index
+    -- scan stops at a row comparison only where its first member decides it,
+    -- and (priority, scheduled_at, id) < v_hi is decided by scheduled_at within
+    -- v_hi's priority, so without it the first range (the priorities above the
+    -- floor's, most often none) read the whole queue to find nothing: 61
+    -- buffers and 0.32 ms a claim with 10,000 steps waiting, 2 buffers with it.
+    -- The third range still reads to the end of the floor's priority, only
+    -- when a claim is short.
     SELECT f.priority, f.scheduled_at, f.id INTO v_floor_p, v_floor_t, v_floor_id
       FROM cyclone_claim_floor f
      WHERE f.queue_bucket = 0 AND f.set_at > v_now - interval '10 seconds' AND f.set_at <= v_now;
@@ -169,9 +177,10 @@ BEGIN
             EXIT WHEN v_range > 1;
             v_lo_p := -2147483648; v_lo_t := '-infinity'; v_lo_id := -9223372036854775808;
             v_hi_p := 2147483647; v_hi_t := 'infinity'; v_hi_id := 9223372036854775807;
-        ELSIF v_range = 1 THEN  -- the priorities above the floor's
+        ELSIF v_range = 1 THEN  -- the priorities above the floor's (none above the first)
+            CONTINUE WHEN v_floor_p = -2147483648;
             v_lo_p := -2147483648; v_lo_t := '-infinity'; v_lo_id := -9223372036854775808;
-            v_hi_p := v_floor_p; v_hi_t := '-infinity'; v_hi_id := -9223372036854775808;
+            v_hi_p := v_floor_p - 1; v_hi_t := 'infinity'; v_hi_id := 9223372036854775807;
         ELSIF v_range = 2 THEN  -- from the floor on
             v_lo_p := v_floor_p; v_lo_t := v_floor_t; v_lo_id := v_floor_id;
             v_hi_p := 2147483647; v_hi_t := 'infinity'; v_hi_id := 9223372036854775807;
@@ -186,7 +195,7 @@ BEGIN
                   FROM ONLY cyclone_steps s
                  WHERE s.queue_bucket = 0 AND s.state = 'available' AND s.scheduled_at <= v_now
                    AND (s.priority, s.scheduled_at, s.id) >= (v_lo_p, v_lo_t, v_lo_id)
-                   AND (s.priority, s.scheduled_at, s.id) < (v_hi_p, v_hi_t, v_hi_id)
+                   AND (s.priority, s.scheduled_at, s.id) < (v_hi_p, v_hi_t, v_hi_id) AND s.priority <= v_hi_p
                    AND (SELECT r.state = 'running' FROM ONLY cyclone_runs r WHERE r.id = s.run_id)
                  ORDER BY s.priority, s.scheduled_at, s.id
                  LIMIT p_limit - cardinality(v_ids) - cardinality(v_after)
@@ -197,7 +206,7 @@ BEGIN
                   FROM ONLY cyclone_steps s
                  WHERE s.queue_bucket = 0 AND s.state = 'available' AND s.scheduled_at <= v_now
                    AND (s.priority, s.scheduled_at, s.id) >= (v_lo_p, v_lo_t, v_lo_id)
-                   AND (s.priority, s.scheduled_at, s.id) < (v_hi_p, v_hi_t, v_hi_id)
+                   AND (s.priority, s.scheduled_at, s.id) < (v_hi_p, v_hi_t, v_hi_id) AND s.priority <= v_hi_p
                    AND (p_handlers IS NULL OR s.handler = ANY (p_handlers))
                    AND (SELECT r.state = 'running' AND (p_workflows IS NULL OR r.workflow = ANY (p_workflows))
                           FROM ONLY cyclone_runs r WHERE r.id = s.run_id)

@@ -1,14 +1,12 @@
 -- Revert cyclone:claim to its previous version: the deploy script it had before
--- (sql/deploy/claim@v0.23.0.sql), and a drop of each function the new version added.
+-- (sql/deploy/claim@v0.24.0.sql), and a drop of each function the new version added.
 BEGIN;
-
-DROP FUNCTION IF EXISTS cyclone._refresh_claim_floor(timestamp with time zone);
-DROP FUNCTION IF EXISTS cyclone._lower_claim_floor(integer,timestamp with time zone,bigint);
 
 -- sql/engine/24_claim.sql: change `claim` — taking work: claim() leases due steps to a worker within their
 -- limits (SPEC 6, 12), renew() is the heartbeat that keeps a lease, renew_many() several heartbeats in one call.
 -- Owns: claim, renew, renew_many, release; the limits' enforcement at claim time (_limited_queues, _limited_candidates, _admit);
--- _claimable_exists, tick's question "would a claim take a step now?".
+-- _claimable_exists, tick's question "would a claim take a step now?"; _refresh_claim_floor, tick's keeping of
+-- where claim's walk of queue 0 may start (cyclone_claim_floor), and _lower_claim_floor, release's and sweep's.
 -- Requires: 10_runs_tables.sql (cyclone_steps and its claim index cyclone_steps_claimable, cyclone_runs),
 -- 11_limits_tables.sql (the limit tables, cyclone_serve_seq, the row type _claim_candidate), 02_clock.sql
 -- (now), 03_checks.sql (_require, _require_given), 35_limits.sql (_bucket_room; the trigger that gives slots
@@ -114,8 +112,20 @@ AS $$
 #variable_conflict use_column
 DECLARE
     v_now timestamptz := cyclone.now();
-    v_ids bigint[];
+    v_ids bigint[] := '{}';
     v_limited bigint[];
+    v_floor_p int;  -- the floor (cyclone_claim_floor), NULL when there is no fresh one
+    v_floor_t timestamptz;
+    v_floor_id bigint;
+    v_range int;
+    v_lo_p int;  -- the range read: the keys from (v_lo_p, v_lo_t, v_lo_id) up to (v_hi_p, v_hi_t, v_hi_id)
+    v_lo_t timestamptz;
+    v_lo_id bigint;
+    v_hi_p int;
+    v_hi_t timestamptz;
+    v_hi_id bigint;
+    v_found bigint[];
+    v_after bigint[] := '{}';  -- the second range's steps
 BEGIN
     -- One plain expression on the hot path; the checks that name the culprit
     -- run only when it is false or NULL.
@@ -138,27 +148,69 @@ BEGIN
     -- candidate, which under a held xmin horizon keeps every deleted run: 12,600
     -- to 15,400 buffers and 30-57 ms a claim, against 143-354 and 0.4-1.2 ms
     -- (issue 37; _limited_candidates reads it the same way).
-    IF p_handlers IS NULL AND p_workflows IS NULL THEN
-        v_ids := ARRAY(
-            SELECT s.id
-              FROM ONLY cyclone_steps s
-             WHERE s.queue_bucket = 0 AND s.state = 'available' AND s.scheduled_at <= v_now
-               AND (SELECT r.state = 'running' FROM ONLY cyclone_runs r WHERE r.id = s.run_id)
-             ORDER BY s.priority, s.scheduled_at, s.id
-             LIMIT p_limit
-               FOR UPDATE OF s SKIP LOCKED);
-    ELSE
-        v_ids := ARRAY(
-            SELECT s.id
-              FROM ONLY cyclone_steps s
-             WHERE s.queue_bucket = 0 AND s.state = 'available' AND s.scheduled_at <= v_now
-               AND (p_handlers IS NULL OR s.handler = ANY (p_handlers))
-               AND (SELECT r.state = 'running' AND (p_workflows IS NULL OR r.workflow = ANY (p_workflows))
-                      FROM ONLY cyclone_runs r WHERE r.id = s.run_id)
-             ORDER BY s.priority, s.scheduled_at, s.id
-             LIMIT p_limit
-               FOR UPDATE OF s SKIP LOCKED);
-    END IF;
+    -- Each spelling reads one range of the claim order, the keys (priority,
+    -- scheduled_at, id) from v_lo up to, not including, v_hi. Without a fresh
+    -- floor (cyclone_claim_floor, kept by tick: 10_runs_tables.sql says why)
+    -- one range, the whole queue. With one, first the priorities above the
+    -- floor's (steps of a higher priority that came since the tick), then from
+    -- the floor on: the entries of the steps claimed before the floor, dead or
+    -- not yet removable, are not read. Only when those two ranges hold fewer
+    -- than p_limit due steps is the part between read as well: a step that
+    -- became available below the floor (a p_run_at in the past) is never left
+    -- while a worker asks for work, and waits for the next tick only behind
+    -- steps that are due already. The three ranges' steps are put together in
+    -- claim order.
+    SELECT f.priority, f.scheduled_at, f.id INTO v_floor_p, v_floor_t, v_floor_id
+      FROM cyclone_claim_floor f
+     WHERE f.queue_bucket = 0 AND f.set_at > v_now - interval '10 seconds' AND f.set_at <= v_now;
+    FOR v_range IN 1 .. 3 LOOP
+        IF v_floor_p IS NULL THEN
+            EXIT WHEN v_range > 1;
+            v_lo_p := -2147483648; v_lo_t := '-infinity'; v_lo_id := -9223372036854775808;
+            v_hi_p := 2147483647; v_hi_t := 'infinity'; v_hi_id := 9223372036854775807;
+        ELSIF v_range = 1 THEN  -- the priorities above the floor's
+            v_lo_p := -2147483648; v_lo_t := '-infinity'; v_lo_id := -9223372036854775808;
+            v_hi_p := v_floor_p; v_hi_t := '-infinity'; v_hi_id := -9223372036854775808;
+        ELSIF v_range = 2 THEN  -- from the floor on
+            v_lo_p := v_floor_p; v_lo_t := v_floor_t; v_lo_id := v_floor_id;
+            v_hi_p := 2147483647; v_hi_t := 'infinity'; v_hi_id := 9223372036854775807;
+        ELSE                    -- below the floor, in its priority: only when short
+            EXIT WHEN cardinality(v_ids) + cardinality(v_after) >= p_limit;
+            v_lo_p := v_floor_p; v_lo_t := '-infinity'; v_lo_id := -9223372036854775808;
+            v_hi_p := v_floor_p; v_hi_t := v_floor_t; v_hi_id := v_floor_id;
+        END IF;
+        IF p_handlers IS NULL AND p_workflows IS NULL THEN
+            v_found := ARRAY(
+                SELECT s.id
+                  FROM ONLY cyclone_steps s
+                 WHERE s.queue_bucket = 0 AND s.state = 'available' AND s.scheduled_at <= v_now
+                   AND (s.priority, s.scheduled_at, s.id) >= (v_lo_p, v_lo_t, v_lo_id)
+                   AND (s.priority, s.scheduled_at, s.id) < (v_hi_p, v_hi_t, v_hi_id)
+                   AND (SELECT r.state = 'running' FROM ONLY cyclone_runs r WHERE r.id = s.run_id)
+                 ORDER BY s.priority, s.scheduled_at, s.id
+                 LIMIT p_limit - cardinality(v_ids) - cardinality(v_after)
+                   FOR UPDATE OF s SKIP LOCKED);
+        ELSE
+            v_found := ARRAY(
+                SELECT s.id
+                  FROM ONLY cyclone_steps s
+                 WHERE s.queue_bucket = 0 AND s.state = 'available' AND s.scheduled_at <= v_now
+                   AND (s.priority, s.scheduled_at, s.id) >= (v_lo_p, v_lo_t, v_lo_id)
+                   AND (s.priority, s.scheduled_at, s.id) < (v_hi_p, v_hi_t, v_hi_id)
+                   AND (p_handlers IS NULL OR s.handler = ANY (p_handlers))
+                   AND (SELECT r.state = 'running' AND (p_workflows IS NULL OR r.workflow = ANY (p_workflows))
+                          FROM ONLY cyclone_runs r WHERE r.id = s.run_id)
+                 ORDER BY s.priority, s.scheduled_at, s.id
+                 LIMIT p_limit - cardinality(v_ids) - cardinality(v_after)
+                   FOR UPDATE OF s SKIP LOCKED);
+        END IF;
+        IF v_range = 2 THEN
+            v_after := v_found;  -- after the third range's, in claim order
+        ELSE
+            v_ids := v_ids || v_found;
+        END IF;
+    END LOOP;
+    v_ids := v_ids || v_after;
     -- Limited steps, when any is available (one index descent to know).
     PERFORM 1 FROM ONLY cyclone_steps s WHERE s.state = 'available' AND s.queue_bucket > 0 LIMIT 1;
     IF FOUND THEN
@@ -602,6 +654,66 @@ END
 $$;
 REVOKE ALL ON FUNCTION cyclone._claimable_exists(timestamp with time zone) FROM PUBLIC;
 
+-- _refresh_claim_floor: tick's keeping of cyclone_claim_floor, where claim's walk of queue 0 may start
+-- (10_runs_tables.sql says why). The new key is queue 0's first available step in claim order (a paused
+-- run's included), or, when that step is less than a second old or there is none, (its priority or the last
+-- floor's, now - 1 second, the lowest id): a step submitted by a transaction that began before this one and
+-- commits after it is due from its transaction's start, and the second keeps it above the key (a longer
+-- transaction's step waits for the next tick; every second of margin is a second of claimed steps' entries
+-- that each claim reads again: 5,000 at a drain of 5,000 steps a second). Finding the
+-- first step reads the claim index from its front, the walk over the claimed steps' entries that claims no
+-- longer make: once a tick. The row is taken FOR UPDATE SKIP LOCKED: a tick that finds another refreshing
+-- it leaves it, and none waits; a missing row (a new database, or after a crash: the table is unlogged) is
+-- made again.
+CREATE OR REPLACE FUNCTION cyclone._refresh_claim_floor(p_now timestamp with time zone)
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_last int;
+    v_priority int;
+    v_scheduled_at timestamptz;
+    v_id bigint;
+BEGIN
+    SELECT f.priority INTO v_last FROM cyclone_claim_floor f WHERE f.queue_bucket = 0 FOR UPDATE SKIP LOCKED;
+    IF NOT FOUND AND EXISTS (SELECT 1 FROM cyclone_claim_floor f WHERE f.queue_bucket = 0) THEN
+        RETURN;  -- another tick holds it
+    END IF;
+    SELECT s.priority, s.scheduled_at, s.id INTO v_priority, v_scheduled_at, v_id
+      FROM ONLY cyclone_steps s
+     WHERE s.queue_bucket = 0 AND s.state = 'available'
+     ORDER BY s.priority, s.scheduled_at, s.id
+     LIMIT 1;
+    IF v_priority IS NULL OR v_scheduled_at > p_now - interval '1 second' THEN
+        v_priority := coalesce(v_priority, v_last, 0);
+        v_scheduled_at := p_now - interval '1 second';
+        v_id := -9223372036854775808;
+    END IF;
+    INSERT INTO cyclone_claim_floor AS f (queue_bucket, priority, scheduled_at, id, set_at)
+    VALUES (0, v_priority, v_scheduled_at, v_id, p_now)
+    ON CONFLICT (queue_bucket) DO UPDATE
+       SET priority = excluded.priority, scheduled_at = excluded.scheduled_at, id = excluded.id,
+           set_at = excluded.set_at;
+END
+$$;
+REVOKE ALL ON FUNCTION cyclone._refresh_claim_floor(timestamp with time zone) FROM PUBLIC;
+
+-- _lower_claim_floor: a step of queue 0 is available again with its old key (p_priority, p_scheduled_at,
+-- p_id), which may lie below the floor: release and sweep's reclaim call it, so that the step is claimed in
+-- its place at once, not after the next tick. It writes only when the key is below the floor (no row lock
+-- otherwise), and waits for a tick that is refreshing the row (that tick's last statement; it waits for
+-- nothing after it).
+CREATE OR REPLACE FUNCTION cyclone._lower_claim_floor(p_priority integer, p_scheduled_at timestamp with time zone,
+                                                      p_id bigint)
+RETURNS void
+LANGUAGE sql
+AS $$
+    UPDATE cyclone.cyclone_claim_floor f
+       SET priority = p_priority, scheduled_at = p_scheduled_at, id = p_id
+     WHERE f.queue_bucket = 0 AND (f.priority, f.scheduled_at, f.id) > (p_priority, p_scheduled_at, p_id);
+$$;
+REVOKE ALL ON FUNCTION cyclone._lower_claim_floor(integer, timestamp with time zone, bigint) FROM PUBLIC;
+
 -- renew: the heartbeat (SPEC 6). Extends the lease to now + p_lease_ttl and sets heartbeat_at, by one
 -- compare-and-set UPDATE that matches only while the step is running, leased to p_worker, at
 -- p_lease_generation (claim's: a step reclaimed and claimed again has a newer one), and within its timeout
@@ -739,7 +851,8 @@ GRANT EXECUTE ON FUNCTION cyclone.renew_many(text,bigint[],bigint[],interval) TO
 -- reclaim) and reclaims is unchanged (nothing expired). The lease_generation the next claim gives fences a
 -- late report of the released execution, as after a reclaim. False when the lease is no longer the
 -- caller's, or the step is unknown or its run archived. Its limit slots go back through the release trigger
--- (35_limits.sql), and waiting workers are woken (_wake). 22004 for a missing argument.
+-- (35_limits.sql), waiting workers are woken (_wake), and claim's floor is lowered to it when it lies below
+-- (_lower_claim_floor). 22004 for a missing argument.
 -- Lock order: the run (_lock_run, ancestors first), then the step, as complete and fail.
 CREATE OR REPLACE FUNCTION cyclone.release(p_step_id bigint, p_worker text, p_lease_generation bigint)
 RETURNS boolean
@@ -749,6 +862,9 @@ SET search_path = cyclone, pg_temp
 AS $$
 DECLARE
     v_run_id uuid;
+    v_priority int;
+    v_scheduled_at timestamptz;
+    v_queue bigint;
 BEGIN
     PERFORM cyclone._require_given('release', p_step_id IS NOT NULL AND p_worker IS NOT NULL
                              AND p_lease_generation IS NOT NULL,
@@ -761,9 +877,13 @@ BEGIN
     UPDATE ONLY cyclone_steps
        SET state = 'available', lease_owner = NULL, lease_expiry = NULL, rerun_attempt = true
      WHERE id = p_step_id AND state = 'running' AND lease_owner = p_worker
-       AND lease_generation = p_lease_generation;
+       AND lease_generation = p_lease_generation
+    RETURNING priority, scheduled_at, queue_bucket INTO v_priority, v_scheduled_at, v_queue;
     IF NOT FOUND THEN
         RETURN false;
+    END IF;
+    IF v_queue = 0 THEN
+        PERFORM cyclone._lower_claim_floor(v_priority, v_scheduled_at, p_step_id);
     END IF;
     PERFORM cyclone._wake();
     RETURN true;

@@ -40,4 +40,7 @@ SELECT 'cyclone._refresh_claim_floor(timestamptz)'::regprocedure;
 SELECT 1 / (pg_get_functiondef('cyclone.claim(text, text[], int, interval, text[])'::regprocedure)
             ~ 'cyclone_claim_floor')::int;
 SELECT 'cyclone._lower_claim_floor(int, timestamptz, bigint)'::regprocedure;
+-- Issue 32: each range of queue 0 bounds its last priority, where the index scan stops.
+SELECT 1 / (pg_get_functiondef('cyclone.claim(text, text[], int, interval, text[])'::regprocedure)
+            ~ 's.priority <= v_hi_p')::int;
 ROLLBACK;
