@@ -1,8 +1,8 @@
 """An upgrade under load (issue 37, docs/reliability.md#an-upgrade-under-load).
 
 A database is deployed to the previous release by that release's own
-``cyclone migrate`` (its code taken from git, ``git archive`` of the commit
-``Release X.Y.Z``). Workers and a submitter of that release run a steady load
+``cyclone migrate`` (its code taken from git, ``git archive`` of the last commit
+whose plan ends with its tag: :func:`release_commit`). Workers and a submitter of that release run a steady load
 (tests/apps/upgrade.py, every execution in a ledger). This checkout's
 ``cyclone worker`` refuses that database in one line naming both releases.
 Then this checkout's ``cyclone migrate`` deploys the rest of the plan while
@@ -81,15 +81,32 @@ def test_the_previous_release_is_the_newest_tag_with_a_change_after_it(tmp_path:
     assert previous_release(plan) == "0.2.0"
 
 
+def release_commit(version: str) -> str:
+    """The commit that holds release ``version`` as it was published: the last one whose sqitch.plan ends with
+    the tag ``@v<version>``, i.e. the parent of the first commit that planned a change after it (HEAD while
+    the plan still ends with it). Not the commit ``Release <version>``: a note or a fix of that release made
+    after its release commit, before the next change, is part of the release a database was deployed with
+    (a plan line's note is part of its change's id)."""
+    plan_commits = subprocess.run(["git", "-C", str(ROOT), "log", "--format=%H", "--", "sqitch.plan"],
+                                  capture_output=True, text=True, check=True).stdout.split()
+    newer = None  # the next commit (in history order) that changed the plan
+    for commit in plan_commits:
+        plan = subprocess.run(["git", "-C", str(ROOT), "show", f"{commit}:sqitch.plan"],
+                              capture_output=True, text=True, check=True).stdout
+        last = [ln for ln in plan.splitlines() if ln.strip()][-1]
+        if last.startswith(f"@v{version} "):
+            return "HEAD" if newer is None else f"{newer}^"
+        newer = commit
+    raise AssertionError(f"no commit whose sqitch.plan ends with @v{version}")
+
+
 def release_tree(version: str, into: Path) -> Path:
-    """The package and sqitch project of release ``version``, from git (the commit ``Release <version>``)."""
+    """The package and sqitch project of release ``version``, from git (:func:`release_commit`)."""
     if not (ROOT / ".git").exists():
         pytest.skip("no git history in this checkout: the previous release's code is taken from it")
-    found = subprocess.run(["git", "-C", str(ROOT), "log", "--format=%H", "--grep", f"^Release {re.escape(version)}"],
-                           capture_output=True, text=True, check=True).stdout.split()
-    assert found, f"no commit 'Release {version}' in the history"
+    commit = release_commit(version)
     into.mkdir()
-    with subprocess.Popen(["git", "-C", str(ROOT), "archive", found[0], "cyclone_py", "pyproject.toml",
+    with subprocess.Popen(["git", "-C", str(ROOT), "archive", commit, "cyclone_py", "pyproject.toml",
                            "sqitch.plan", "sqitch.conf", "sql"], stdout=subprocess.PIPE) as archive:
         subprocess.run(["tar", "-x", "-C", str(into)], stdin=archive.stdout, check=True)
     assert archive.returncode == 0
