@@ -500,6 +500,21 @@ def scale(dbs: Databases, cfg: Config) -> dict[str, Any]:
     finally:
         dbs.drop(dsn)
 
+    # A claim that finds nothing due while the big backlog waits for tomorrow: what an idle worker's poll
+    # costs. (Not flat: the claim index's scan reads the future steps of each priority it passes, since
+    # scheduled_at <= now ends no scan that is not one priority's; docs/performance.md, Built in 0.25.0.)
+    dsn = dbs.fresh("scale_future")
+    try:
+        harness.define_workflows(dsn)
+        with harness.connect(dsn) as c:
+            harness.noop_runs(c, cfg.scale_big, tomorrow=True)
+            harness.analyze(c, "cyclone.cyclone_runs", "cyclone.cyclone_steps")
+            c.execute("SELECT cyclone.tick()")
+            details["claim"]["claim_ms_nothing_due_big_future_backlog"] = harness.median_ms(
+                c, "SELECT count(*) FROM cyclone.claim('bench-scale', NULL, 10)", 20)
+    finally:
+        dbs.drop(dsn)
+
     # tick() with a dead-letter queue: each worker calls it every poll interval.
     dsn = dbs.fresh("dlq")
     try:
