@@ -43,4 +43,7 @@ SELECT 'cyclone._lower_claim_floor(int, timestamptz, bigint)'::regprocedure;
 -- Issue 32: each range of queue 0 bounds its last priority, where the index scan stops.
 SELECT 1 / (pg_get_functiondef('cyclone.claim(text, text[], int, interval, text[])'::regprocedure)
             ~ 's.priority <= v_hi_p')::int;
+-- Issue 32: the floor's priority is read as one value, so the scan ends at the first step not yet due.
+SELECT 1 / (pg_get_functiondef('cyclone.claim(text, text[], int, interval, text[])'::regprocedure)
+            ~ 's.priority = v_floor_p')::int;
 ROLLBACK;
