@@ -253,11 +253,15 @@ def _snoozed(step: ClaimedStep, ctx: StepContext, backoff: Backoff | None, exc: 
     return Outcome(step=step, ok=False, snooze=delay, cancel_reason=ctx.cancel_reason)
 
 
+#: What most handlers return, none of it awaitable (``inspect.isawaitable`` is Python code).
+_PLAIN = frozenset({dict, list, str, int, float, bool, type(None)})
+
+
 def _returned(step: ClaimedStep, ctx: StepContext, backoff: Backoff | None, result: Any) -> Outcome:
     """The outcome of a handler that returned ``result``."""
     if ctx.cancel_reason == "timeout":
         return failure(step, f"step timed out after {step.timeout}", "timeout", backoff, ctx.cancel_reason)
-    if inspect.isawaitable(result):
+    if type(result) not in _PLAIN and inspect.isawaitable(result):
         if inspect.iscoroutine(result):
             result.close()  # never awaited: no "coroutine was never awaited" warning
         return failure(

@@ -69,7 +69,8 @@ class ProgressThrottle:
         self._send_call = send
         self.interval = interval
         self._extra = dict(extra or {})
-        self._cond = threading.Condition()
+        self._lock = threading.Lock()  # taken as itself where no one is notified (a Condition's `with` is Python code)
+        self._cond = threading.Condition(self._lock)
         self._sinks: dict[int, _Entry] = {}  # every running step's, by step id
         self._entries: dict[int, _Entry] = {}  # those that reported a value: the sending thread's
         self._thread: threading.Thread | None = None
@@ -112,7 +113,7 @@ class ProgressThrottle:
     def _end(self, step_id: int) -> _Entry | None:
         entry = self._sinks.pop(step_id, None)
         if entry is not None:
-            with self._cond:
+            with self._lock:
                 entry.ended = True
                 self._entries.pop(step_id, None)
         return entry

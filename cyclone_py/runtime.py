@@ -142,13 +142,14 @@ class Timers(threading.Thread):
         super().__init__(name="cyclone-timers", daemon=True)
         self._heap: list[tuple[float, int, Timer]] = []
         self._seq = itertools.count()
-        self._cond = threading.Condition()
+        self._lock = threading.Lock()  # taken as itself where no one is notified (a Condition's `with` is Python code)
+        self._cond = threading.Condition(self._lock)
         self._stopped = False
         self._cancelled = 0
 
     def call_at(self, due: float, fn: Callable[[], None]) -> Timer:
         timer = Timer(fn)
-        with self._cond:
+        with self._lock:
             heapq.heappush(self._heap, (due, next(self._seq), timer))
             # The thread sleeps until the earliest entry: wake it only when
             # this one is the new earliest (not for every claimed step).
@@ -159,7 +160,7 @@ class Timers(threading.Thread):
     def cancel(self, timer: Timer | None) -> None:
         if timer is None:
             return
-        with self._cond:
+        with self._lock:
             if timer.fn is None:  # fired or cancelled already
                 return
             timer.cancel()

@@ -952,18 +952,20 @@ class Worker:
         if ran_s is not None and self.metrics is not None:
             self.metrics.step(active.step.workflow, active.step.node).duration.observe(ran_s)
         shard = self._shards[active.source]
-        with self._idle:
+        with self._lock:  # the lock of self._idle: only _shutdown waits on it, so only then is it notified
             active.handler_done = True
             self._running_handlers -= 1
             shard.held -= 1
             if ran_s is not None:
                 shard.handler_s = _average(shard.handler_s, ran_s)
-            self._idle.notify_all()
-        shard.wake.set()
+            if self._stop_claiming.is_set():
+                self._idle.notify_all()
+        if not shard.wake.is_set():  # the loop clears it before it looks at `held` again
+            shard.wake.set()
 
     def _finish(self, active: Active) -> None:
         step = active.step
-        with self._idle:
+        with self._lock:
             active.finished = True
             self._active.pop((active.source, step.step_id), None)
             ids = self._by_run.get((active.source, step.run_id))
@@ -971,7 +973,8 @@ class Worker:
                 ids.discard(step.step_id)
                 if not ids:
                     del self._by_run[active.source, step.run_id]
-            self._idle.notify_all()
+            if self._stop_claiming.is_set():
+                self._idle.notify_all()
         # After `finished` is set: a heartbeat scheduled concurrently either is
         # seen here or sees `finished` itself (_next_heartbeat).
         shard = self._shards[active.source]

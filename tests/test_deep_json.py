@@ -57,6 +57,15 @@ def test_load_json_stands_an_undecodable_in_for_a_value_nested_too_deeply() -> N
     assert load_json('{"str": [1]}') == {"str": [1]}
 
 
+def test_load_json_decodes_utf8_and_gives_each_empty_object_its_own_dict() -> None:
+    text = '{"name": "Zoë", "n": [1, 2.5, null, true]}'
+    assert load_json(text.encode()) == load_json(text) == json.loads(text)
+    assert isinstance(load_json(b'{"a": "\xff"}'), Undecodable)  # not UTF-8: refused, never raised
+    first, second = load_json(b"{}"), load_json(b"{}")
+    first["k"] = 1  # a handler may change its deps or input: the next step's must stay empty
+    assert second == {} and load_json("{}") == {}
+
+
 def test_a_step_whose_input_is_too_deep_fails_permanently_and_the_worker_goes_on(
     dsn: str, conn: Conn, client: Client, workers: list[Worker]
 ) -> None:
