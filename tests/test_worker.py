@@ -438,8 +438,8 @@ def test_adaptive_prefetch_claims_big_batches_for_short_handlers(
         return None
 
     _, ids = run_to_completion(workers, wf, dsn, client, [{}] * 600, concurrency=2)  # prefetch not given: adaptive
-    # A fixed buffer of `concurrency` would cap a claim at 2 + 2 steps.
-    assert _largest_claim(conn, ids) > 8
+    # A fixed buffer of `concurrency` would cap a claim at 2 + 2 steps, the cap of 0.25.0 (10 x) at 2 + 20.
+    assert _largest_claim(conn, ids) > 2 + 10 * 2
 
 
 def test_adaptive_prefetch_stays_at_concurrency_for_slow_handlers(

@@ -57,7 +57,7 @@ def import_app(spec: str) -> Any:
                    "Default: the app's max_reclaims, else 0.")
 @click.option("--prefetch", type=click.IntRange(min=0), default=None, envvar="CYCLONE_PREFETCH", show_envvar=True,
               help="Steps leased beyond the running ones (0 = none). Default: adaptive, between "
-                   "--concurrency and 10 x --concurrency.")
+                   "--concurrency and 20 x --concurrency.")
 @click.option("--shutdown-grace", type=Duration(bare_seconds=True), default="30s", show_default=True,
               envvar="CYCLONE_SHUTDOWN_GRACE", show_envvar=True, metavar="DURATION",
               help="After SIGTERM, how long in-flight handlers may finish.")
