@@ -167,6 +167,18 @@ def test_sigterm_drains_in_flight_steps_then_exits(
     assert "signal received" in p.log.read_text()
 
 
+def test_the_worker_process_leaves_what_it_started_with_out_of_garbage_collections(
+    dsn: str, tmp_path: Path, client: Client, procs: list[Proc]
+) -> None:
+    """`cyclone worker` freezes what exists when it starts serving (gc.freeze): the modules, the app and the
+    worker itself are never walked by a collection again (docs/performance.md, "The garbage collector")."""
+    run_id = client.submit("crashy", {"mode": "gc"})
+    procs.append(Proc(dsn, tmp_path, "--poll-interval", "0.1"))
+    wait_for(lambda: client.get_run(run_id).state == "completed", what="the run to complete")
+    # Thousands: every module imported (psycopg, click, the app), not a handful of objects.
+    assert client.get_run(run_id).output["work"]["frozen"] > 5_000
+
+
 def test_a_second_sigterm_exits_at_once(dsn: str, tmp_path: Path, client: Client, procs: list[Proc]) -> None:
     run_id = client.submit("crashy", {"mode": "hang"})
     step_id = only_step(client, run_id).id

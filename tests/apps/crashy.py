@@ -2,12 +2,14 @@
 
 ``input.mode``: ``hang`` (sleeps a minute when ``CYCLONE_TEST_HANG=1``, else
 returns at once), ``sleep`` (``input.seconds``, ignoring cancellation),
-``suicide`` (SIGKILLs its own process). Every execution first writes a marker
+``suicide`` (SIGKILLs its own process), ``gc`` (returns how many objects the
+garbage collector leaves out: ``gc.get_freeze_count()``). Every execution first writes a marker
 file ``<step_id>-<attempt>-<pid>`` into ``CYCLONE_TEST_DIR``.
 """
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import time
@@ -32,6 +34,8 @@ def work(ctx: StepContext) -> Any:
         time.sleep(float(ctx.input.get("seconds", 1.0)))
     elif mode == "suicide":
         os.kill(os.getpid(), signal.SIGKILL)
+    elif mode == "gc":
+        return {"frozen": gc.get_freeze_count()}
     return {"attempt": ctx.attempt, "pid": os.getpid()}
 
 
