@@ -141,7 +141,7 @@ def load_json(data: str | bytes) -> Any:
     """Decode one ``json``/``jsonb`` value as the database sent it, or an
     :class:`Undecodable` when it nests deeper than :data:`MAX_JSON_DEPTH` or
     is not JSON. The depth is measured only when the text has more opening
-    brackets than the limit (two ``bytes.count``: most values never pay)."""
+    brackets than the limit (two ``str.count``: most values never pay)."""
     if data == b"{}" or data == "{}":  # most deps, and many inputs: a claimed step decodes two values
         return {}
     try:

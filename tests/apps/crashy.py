@@ -3,8 +3,9 @@
 ``input.mode``: ``hang`` (sleeps a minute when ``CYCLONE_TEST_HANG=1``, else
 returns at once), ``sleep`` (``input.seconds``, ignoring cancellation),
 ``suicide`` (SIGKILLs its own process), ``gc`` (returns how many objects the
-garbage collector leaves out: ``gc.get_freeze_count()``). Every execution first writes a marker
-file ``<step_id>-<attempt>-<pid>`` into ``CYCLONE_TEST_DIR``.
+garbage collector leaves out: ``gc.get_freeze_count()``). Every execution
+first writes a marker file ``<step_id>-<attempt>-<pid>`` into
+``CYCLONE_TEST_DIR``.
 """
 
 from __future__ import annotations
