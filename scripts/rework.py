@@ -114,11 +114,21 @@ def functions(text: str) -> dict[str, str]:
     return {f"{name}({_argument_types(args)})": name for name, args in _CREATE_FUNCTION.findall(text)}
 
 
+def _arity(signature: str) -> int:
+    """`cyclone.f(int, text[])` -> 2."""
+    arguments = signature[signature.index("(") + 1:-1].strip()
+    return arguments.count(",") + 1 if arguments else 0
+
+
 def revert_script(project: Path, change: str, previous: Path, new_deploy: str) -> str:
     previous_text = previous.read_text()
-    # By name: the two scripts may spell a type differently (int, integer); the guard's revert check catches the rest.
-    before = set(functions(previous_text).values())
-    added = sorted(signature for signature, name in functions(new_deploy).items() if name not in before)
+    # By name and number of arguments: the two scripts may spell a type differently (int, integer); the
+    # guard's revert check catches the rest.
+    def shapes(text: str) -> set[tuple[str, int]]:
+        return {(name, _arity(signature)) for signature, name in functions(text).items()}
+    before = shapes(previous_text)
+    added = sorted(signature for signature, name in functions(new_deploy).items()
+                   if (name, _arity(signature)) not in before)
     body = copied_body(previous_text)
     if body is None:  # an older script with its own wrapping: take what lies between BEGIN and COMMIT
         match = re.search(r"^BEGIN;\s*\n(.*)^COMMIT;", previous_text, re.S | re.M)

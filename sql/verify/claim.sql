@@ -8,7 +8,7 @@ SELECT 1 / has_function_privilege('cyclone_admin', 'cyclone.claim(text, text[], 
 SELECT 1 / (NOT has_function_privilege('cyclone_client', 'cyclone.claim(text, text[], int, interval, text[])', 'execute'))::int;
 SELECT 1 / (NOT has_function_privilege('public', 'cyclone.renew(bigint, text, bigint, interval)', 'execute'))::int;
 SELECT 1 / (SELECT count(*) = 1 FROM pg_proc WHERE proname = 'claim' AND pronamespace = 'cyclone'::regnamespace)::int;
-SELECT 'cyclone._admit(bigint[], int, timestamptz)'::regprocedure, 'cyclone._limited_candidates(timestamptz, text[], text[], int)'::regprocedure;
+SELECT 'cyclone._admit(bigint[], int, timestamptz)'::regprocedure, 'cyclone._limited_candidates(timestamptz, text[], text[], int, bigint[])'::regprocedure;
 SELECT 'cyclone._limited_queues(timestamptz)'::regprocedure;
 SELECT 1 / (SELECT count(*) FROM pg_proc WHERE oid = 'cyclone._admit(bigint[], int, timestamptz)'::regprocedure
                 AND prosrc LIKE '%cyclone_free_slots%')::int;
@@ -46,4 +46,9 @@ SELECT 1 / (pg_get_functiondef('cyclone.claim(text, text[], int, interval, text[
 -- Issue 32: the floor's priority is read as one value, so the scan ends at the first step not yet due.
 SELECT 1 / (pg_get_functiondef('cyclone.claim(text, text[], int, interval, text[])'::regprocedure)
             ~ 's.priority = v_floor_p')::int;
+-- 0.26.0: a short claim whose batch held candidates back takes another round past them.
+SELECT 1 / (pg_get_functiondef('cyclone.claim(text, text[], int, interval, text[])'::regprocedure)
+            ~ 'WHILE v_held AND cardinality\(v_ids\) < p_limit LOOP')::int;
+SELECT 1 / (SELECT count(*) = 1 FROM pg_proc WHERE proname = '_limited_candidates'
+                AND pronamespace = 'cyclone'::regnamespace)::int;
 ROLLBACK;
