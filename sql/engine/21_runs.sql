@@ -7,7 +7,7 @@
 -- _cancel_steps, _end_run, _discard_steps (ending).
 -- Requires: 10_runs_tables.sql (runs, steps, step errors, run keys), 11_limits_tables.sql
 -- (cyclone_buckets), 13_history_tables.sql (cyclone_archive_queue), 14_shard_tables.sql
--- and 41_shards.sql (_new_run_partition, _run_id_on), 02_clock.sql.
+-- and 41_shards.sql (_new_run_id, _new_run_partition, _run_id_on), 02_clock.sql.
 -- Calls up once: _end_run tells the runs awaiting the run it ends (_notify_awaiters,
 -- 46_coordination.sql, SPEC 17).
 -- Called by 22_advance.sql; _lock_run and _root_run by every function that locks runs
@@ -232,7 +232,7 @@ REVOKE ALL ON FUNCTION cyclone._insert_steps(text,uuid[],jsonb[],jsonb,timestamp
 -- On a shard (a cyclone_shard row) the runs of one call go on one partition,
 -- _new_run_partition's choice (a child run on its parent's, a run with a key on the
 -- key's, any other on one of the shard's at random), with ids that encode it
--- (_run_id_on); without one, ids are random uuids. A key is taken in cyclone_run_keys,
+-- (_run_id_on); without one, ids in the order of time (_new_run_id, 41_shards.sql). A key is taken in cyclone_run_keys,
 -- which holds the keys of live and archived runs, so a key stays used after its run
 -- moves to history; a concurrent submit of the same key waits for this one's insert.
 -- p_priority (SPEC 16, checked by the caller) is kept on each run and added to each
@@ -277,14 +277,14 @@ BEGIN
     IF v_shard.one IS NULL THEN
         v_shard.partition_count := 1;
         IF cardinality(p_inputs) = 1 THEN
-            v_ids := ARRAY[gen_random_uuid()];
+            v_ids := ARRAY[cyclone._new_run_id(v_now)];
         ELSE
-            v_ids := ARRAY(SELECT gen_random_uuid() FROM generate_series(1, cardinality(p_inputs)));
+            v_ids := ARRAY(SELECT cyclone._new_run_id(v_now) FROM generate_series(1, cardinality(p_inputs)));
         END IF;
     ELSE
         -- A shard: every run of the call on one partition (shards.sql).
         v_partition := cyclone._new_run_partition(v_shard, p_workflow, p_idempotency_key, p_parent_run_id);
-        v_ids := ARRAY(SELECT cyclone._run_id_on(v_partition) FROM generate_series(1, cardinality(p_inputs)));
+        v_ids := ARRAY(SELECT cyclone._run_id_on(v_partition, v_now) FROM generate_series(1, cardinality(p_inputs)));
     END IF;
     IF p_idempotency_key IS NULL THEN
         -- No ON CONFLICT without a key: its speculative insertion costs every row.

@@ -1,9 +1,6 @@
 -- Revert cyclone:runs to its previous version: the deploy script it had before
--- (sql/deploy/runs@v0.21.0.sql), and a drop of each function the new version added.
+-- (sql/deploy/runs@v0.25.0.sql), and a drop of each function the new version added.
 BEGIN;
-
--- 0.22.0's _create_runs took two more arguments (the debounce key and the dedupe window).
-DROP FUNCTION IF EXISTS cyclone._create_runs(text,jsonb,jsonb[],interval,text,timestamp with time zone,uuid,bigint,text,integer,text,interval);
 
 -- sql/engine/21_runs.sql: change `runs` — a run's life below the DAG: the lock order,
 -- creating runs with their steps, discarding steps, and ending a run with everything
@@ -15,6 +12,8 @@ DROP FUNCTION IF EXISTS cyclone._create_runs(text,jsonb,jsonb[],interval,text,ti
 -- Requires: 10_runs_tables.sql (runs, steps, step errors, run keys), 11_limits_tables.sql
 -- (cyclone_buckets), 13_history_tables.sql (cyclone_archive_queue), 14_shard_tables.sql
 -- and 41_shards.sql (_new_run_partition, _run_id_on), 02_clock.sql.
+-- Calls up once: _end_run tells the runs awaiting the run it ends (_notify_awaiters,
+-- 46_coordination.sql, SPEC 17).
 -- Called by 22_advance.sql; _lock_run and _root_run by every function that locks runs
 -- (complete, complete_many, fail, sweep, the deadlines, tick); _lock_existing_run by
 -- the operator actions (29_operator.sql) and signal (30_signals.sql).
@@ -131,9 +130,10 @@ REVOKE ALL ON FUNCTION cyclone._bucket_of(jsonb,text) FROM PUBLIC;
 -- workflow's name, so that counts and pages by workflow read steps alone: root
 -- tasks available at p_scheduled_at, everything else pending (root wait, child and
 -- sleep and map nodes, and root tasks with a condition, are _start_runs' to reach). A
--- node's SPEC 16 keys (when, unless, on_dep_skipped, duration, until, over, max_items,
--- on_item_failure) go into its spec; a map node's limits give it buckets as a task's,
--- which its items take (_reach_map, 22_advance.sql). A task node's limits (SPEC 12) name its buckets
+-- node's SPEC 16 and 17 keys (when, unless, on_dep_skipped, duration, until, over,
+-- max_items, on_item_failure; an event's key template, an await's run path) go into
+-- its spec; a map node's limits give it buckets as a task's, which its items take
+-- (_reach_map, 22_advance.sql). A task node's limits (SPEC 12) name its buckets
 -- from the run input, fixed here: the bucket rows are created when new (no lock on
 -- an existing one), and the step records their ids (buckets), its queue bucket (its
 -- first keyed limit's, else its first limit's: the claim index's first column) and
@@ -170,16 +170,17 @@ BEGIN
                n.deps, n.on_dep_failure, n.priority + p_priority, n.max_attempts, n.timeout, n.signal, n.workflow,
                n.max_wait, r.input, p_scheduled_at,
                CASE WHEN n."when" IS NULL AND n.unless IS NULL AND n.on_dep_skipped IS NULL AND n.duration IS NULL
-                     AND n.until IS NULL AND n.over IS NULL THEN NULL
+                     AND n.until IS NULL AND n.over IS NULL AND n.key IS NULL AND n.run IS NULL THEN NULL
                     ELSE jsonb_strip_nulls(jsonb_build_object('when', n."when", 'unless', n.unless,
                              'on_dep_skipped', n.on_dep_skipped, 'duration', n.duration, 'until', n.until,
-                             'over', n.over, 'max_items', n.max_items, 'on_item_failure', n.on_item_failure)) END
+                             'over', n.over, 'max_items', n.max_items, 'on_item_failure', n.on_item_failure,
+                             'key', n.key, 'run', n.run)) END
           FROM unnest(p_run_ids, p_inputs) AS r(id, input)
          CROSS JOIN jsonb_to_recordset(p_definition -> 'nodes') AS n(
                    name text, handler text, kind text, deps text[], on_dep_failure text, priority int,
                    max_attempts int, timeout interval, signal text, workflow text, max_wait interval,
                    "when" jsonb, unless jsonb, on_dep_skipped text, duration text, until text,
-                   over text, max_items int, on_item_failure text);
+                   over text, max_items int, on_item_failure text, key text, run text);
         RETURN;
     END IF;
 
@@ -204,16 +205,17 @@ BEGIN
            n.max_wait, r.input, p_scheduled_at,
            coalesce(b.ids, '{}'), coalesce(b.keyed[1], b.ids[1], 0), coalesce(b.keyed[1], 0),
            CASE WHEN n."when" IS NULL AND n.unless IS NULL AND n.on_dep_skipped IS NULL AND n.duration IS NULL
-                 AND n.until IS NULL AND n.over IS NULL THEN NULL
+                 AND n.until IS NULL AND n.over IS NULL AND n.key IS NULL AND n.run IS NULL THEN NULL
                 ELSE jsonb_strip_nulls(jsonb_build_object('when', n."when", 'unless', n.unless,
                          'on_dep_skipped', n.on_dep_skipped, 'duration', n.duration, 'until', n.until,
-                         'over', n.over, 'max_items', n.max_items, 'on_item_failure', n.on_item_failure)) END
+                         'over', n.over, 'max_items', n.max_items, 'on_item_failure', n.on_item_failure,
+                         'key', n.key, 'run', n.run)) END
       FROM unnest(p_run_ids, p_inputs) AS r(id, input)
      CROSS JOIN jsonb_to_recordset(p_definition -> 'nodes') AS n(
                name text, handler text, kind text, deps text[], on_dep_failure text, priority int,
                max_attempts int, timeout interval, signal text, workflow text, max_wait interval, limits jsonb,
                "when" jsonb, unless jsonb, on_dep_skipped text, duration text, until text,
-                   over text, max_items int, on_item_failure text)
+                   over text, max_items int, on_item_failure text, key text, run text)
       LEFT JOIN LATERAL (
           SELECT array_agg(k.id ORDER BY l.ord) AS ids,
                  array_agg(k.id ORDER BY l.ord) FILTER (WHERE l.key IS NOT NULL) AS keyed
@@ -239,7 +241,11 @@ REVOKE ALL ON FUNCTION cyclone._insert_steps(text,uuid[],jsonb[],jsonb,timestamp
 -- moves to history; a concurrent submit of the same key waits for this one's insert.
 -- p_priority (SPEC 16, checked by the caller) is kept on each run and added to each
 -- node's priority on its steps; a child run takes its parent's, as its traceparent.
+-- p_debounce_key (SPEC 17) is kept on each run, for a later debounced submit to find
+-- (_debounce, 46_coordination.sql). p_idempotency_window (SPEC 17): a used key dedupes
+-- only against a run created within it; past it the key is taken over by the new run.
 DROP FUNCTION IF EXISTS cyclone._create_runs(text,jsonb,jsonb[],interval,text,timestamp with time zone,uuid,bigint,text);
+DROP FUNCTION IF EXISTS cyclone._create_runs(text,jsonb,jsonb[],interval,text,timestamp with time zone,uuid,bigint,text,integer);
 CREATE OR REPLACE FUNCTION cyclone._create_runs(
     p_workflow text,
     p_definition jsonb,
@@ -250,7 +256,9 @@ CREATE OR REPLACE FUNCTION cyclone._create_runs(
     p_parent_run_id uuid,
     p_parent_step_id bigint,
     p_traceparent text DEFAULT NULL::text,
-    p_priority integer DEFAULT 0)
+    p_priority integer DEFAULT 0,
+    p_debounce_key text DEFAULT NULL::text,
+    p_idempotency_window interval DEFAULT NULL::interval)
 RETURNS uuid[]
 LANGUAGE plpgsql
 AS $$
@@ -285,28 +293,39 @@ BEGIN
     IF p_idempotency_key IS NULL THEN
         -- No ON CONFLICT without a key: its speculative insertion costs every row.
         INSERT INTO cyclone_runs (id, workflow, input, created_at, started_at, deadline_at,
-                                  parent_run_id, parent_step_id, traceparent, priority)
+                                  parent_run_id, parent_step_id, traceparent, priority, debounce_key)
         SELECT r.id, p_workflow, r.input, v_now, v_now, v_deadline, p_parent_run_id, p_parent_step_id,
-               v_traceparent, v_priority
+               v_traceparent, v_priority, p_debounce_key
           FROM unnest(v_ids, p_inputs) AS r(id, input);
     ELSE
         -- The key's row stays while the run is kept, archived or not (history.sql).
         INSERT INTO cyclone_run_keys (workflow, key, run_id) VALUES (p_workflow, p_idempotency_key, v_ids[1])
         ON CONFLICT (workflow, key) DO NOTHING;
         IF NOT FOUND THEN
-            RETURN '{}'::uuid[];
+            -- A dedupe window (SPEC 17): the key dedupes only against a run created within it; an older run's
+            -- key names the new run from now on. Of two submits that find it expired at once, the second's
+            -- UPDATE waits for the first and then finds the key naming a run inside the window: it dedupes.
+            IF p_idempotency_window IS NULL THEN
+                RETURN '{}'::uuid[];
+            END IF;
+            UPDATE cyclone_run_keys k SET run_id = v_ids[1]
+             WHERE k.workflow = p_workflow AND k.key = p_idempotency_key
+               AND (SELECT r.created_at FROM cyclone_runs r WHERE r.id = k.run_id) < v_now - p_idempotency_window;
+            IF NOT FOUND THEN
+                RETURN '{}'::uuid[];
+            END IF;
         END IF;
         INSERT INTO cyclone_runs (id, workflow, input, created_at, started_at, deadline_at, idempotency_key,
-                                  traceparent, priority)
+                                  traceparent, priority, debounce_key)
         VALUES (v_ids[1], p_workflow, p_inputs[1], v_now, v_now, v_deadline, p_idempotency_key, v_traceparent,
-                v_priority);
+                v_priority, p_debounce_key);
     END IF;
     PERFORM cyclone._insert_steps(p_workflow, v_ids, p_inputs, p_definition, coalesce(p_run_at, v_now),
                                   v_shard.partition_count, v_partition, v_priority);
     RETURN v_ids;
 END
 $$;
-REVOKE ALL ON FUNCTION cyclone._create_runs(text,jsonb,jsonb[],interval,text,timestamp with time zone,uuid,bigint,text,integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION cyclone._create_runs(text,jsonb,jsonb[],interval,text,timestamp with time zone,uuid,bigint,text,integer,text,interval) FROM PUBLIC;
 
 -- Cancels the given non-terminal steps of a run (all of them when p_step_ids is
 -- NULL; a map's unfinished items with the map, SPEC 16), cancels the child runs of
@@ -364,6 +383,7 @@ REVOKE ALL ON FUNCTION cyclone._cancel_steps(uuid,bigint[],text) FROM PUBLIC;
 -- parent run: a child run ended from below has a parent node still waiting on
 -- it, and 22_advance.sql's _end_run_and_notify does that; a child run ended from
 -- above (its node was just cancelled or discarded) has nobody left to tell.
+-- Runs that await it (SPEC 17) are told here, whoever ended it (_notify_awaiters).
 -- The transaction that ends a run queues it for archive() (cyclone_archive_queue):
 -- the live table indexes no column that changes after submit, so that ending a run
 -- is a HOT update, and archive() and prune() find finished runs in the queue.
@@ -383,6 +403,9 @@ BEGIN
     END IF;
     INSERT INTO cyclone_archive_queue (run_id, finished_at) VALUES (p_run_id, v_finished_at);
     PERFORM cyclone._cancel_steps(p_run_id, NULL, p_error);
+    -- The await nodes of other runs waiting on this one (SPEC 17): the one call from this file up into the
+    -- DAG (46_coordination.sql), since every failed or cancelled run ends here.
+    PERFORM cyclone._notify_awaiters(ARRAY[p_run_id]);
     RETURN true;
 END
 $$;

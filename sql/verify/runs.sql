@@ -13,4 +13,6 @@ SELECT 'cyclone._bucket_of(jsonb, text)'::regprocedure,
 SELECT 1 / (pg_get_functiondef('cyclone._end_run(uuid, text, text)'::regprocedure) ~ 'ONLY cyclone(\.cyclone)?_(runs|steps)')::int;
 -- Runs that end are queued for archive() (live_runs.sql).
 SELECT 1 / (pg_get_functiondef('cyclone._end_run(uuid, text, text)'::regprocedure) ~ 'cyclone_archive_queue')::int;
+-- 0.26.0: run ids in the order of time (_new_run_id, change shards).
+SELECT 1 / (pg_get_functiondef('cyclone._create_runs'::regproc) ~ 'cyclone._new_run_id\(v_now\)')::int;
 ROLLBACK;
