@@ -40,15 +40,16 @@ $$;
 REVOKE ALL ON FUNCTION cyclone._id_partition(uuid,integer) FROM PUBLIC;
 
 -- _new_run_id: a new run id, in the order of time: a UUID laid out as version 7 (RFC 9562). Its first 48
--- bits are p_now (the engine clock) in milliseconds since 1970, the next 4 its version, 7, and the other
--- 76 gen_random_uuid()'s, but for the 4 after the version (70 random bits). Why not a random (version 4)
--- uuid, as ids were until 0.26.0: every index that starts with a run id (the runs' primary key, the
+-- bits are p_now (the engine clock) in milliseconds since 1970, the next 4 its version, 7, the 4 after
+-- them 0, and the last 72 gen_random_uuid()'s: its variant and 70 random bits. Why not a random (version
+-- 4) uuid, as ids were until 0.26.0: every index that starts with a run id (the runs' primary key, the
 -- steps' step_node_unique, and their copies in the day's tables, 43_history.sql) took each new run at a
 -- random leaf page, descending the tree and comparing all the way. In the order of time they go to the
 -- right-hand edge, the page the last insert left in memory (PostgreSQL's fast path for an increasing
 -- key). Measured (docs/performance.md, "Run ids in the order of time"): the database's CPU a step of
--- claim(200) + complete_many(200) 0.83-0.92x, for 1.5 us more a new id. Ids made in one transaction share
--- their first 52 bits and are random after them. One expression, so the planner inlines it.
+-- claim(200) + complete_many(200) 0.89x (four interleaved rounds), for 1.6 us more a new id. Ids made in
+-- one transaction share their first 56 bits and are random after them. One expression, so the planner
+-- inlines it.
 CREATE OR REPLACE FUNCTION cyclone._new_run_id(p_now timestamp with time zone)
 RETURNS uuid
 LANGUAGE sql

@@ -232,9 +232,10 @@ REVOKE ALL ON FUNCTION cyclone._insert_steps(text,uuid[],jsonb[],jsonb,timestamp
 -- On a shard (a cyclone_shard row) the runs of one call go on one partition,
 -- _new_run_partition's choice (a child run on its parent's, a run with a key on the
 -- key's, any other on one of the shard's at random), with ids that encode it
--- (_run_id_on); without one, ids in the order of time (_new_run_id, 41_shards.sql). A key is taken in cyclone_run_keys,
--- which holds the keys of live and archived runs, so a key stays used after its run
--- moves to history; a concurrent submit of the same key waits for this one's insert.
+-- (_run_id_on); without one, with ids in the order of time all the same
+-- (_new_run_id, 41_shards.sql). A key is taken in cyclone_run_keys, which holds
+-- the keys of live and archived runs, so a key stays used after its run moves to
+-- history; a concurrent submit of the same key waits for this one's insert.
 -- p_priority (SPEC 16, checked by the caller) is kept on each run and added to each
 -- node's priority on its steps; a child run takes its parent's, as its traceparent.
 -- p_debounce_key (SPEC 17) is kept on each run, for a later debounced submit to find
