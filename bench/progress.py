@@ -30,9 +30,11 @@ from cyclone_py import db
 logger = logging.getLogger("bench.progress")
 
 
-def _report_progress(dsn: str, leases: list[tuple[int, int]], rate: float, stop: Event, calls: Any) -> None:
-    """Calls progress() on each lease ``rate`` times a second until ``stop``; adds its calls to ``calls``.
-    A process of its own, as a worker's would be: the drain's client shares no interpreter with it."""
+def _report_progress(dsn: str, leases: list[tuple[int, int]], rate: float, stop: Event, calls: Any,
+                     started: Any) -> None:
+    """Calls progress() on each lease ``rate`` times a second until ``stop``; adds its calls to ``calls``,
+    and 1 to ``started`` after its first round. A process of its own, as a worker's would be: the drain's
+    client shares no interpreter with it."""
     n = 0
     with harness.connect(dsn) as c:
         while not stop.is_set():
@@ -40,6 +42,9 @@ def _report_progress(dsn: str, leases: list[tuple[int, int]], rate: float, stop:
             for step_id, generation in leases:
                 c.execute("SELECT cyclone.progress(%s, 'holder', %s, %s::jsonb)", (step_id, generation, str(n)))
                 n += 1
+            if n == len(leases):
+                with started.get_lock():
+                    started.value += 1
             stop.wait(max(0.0, 1.0 / rate - (time.monotonic() - began)))
     with calls.get_lock():
         calls.value += n
@@ -59,15 +64,20 @@ def one_drain(dbs: harness.Databases, runs: int, held: int, rate: float, with_pr
             harness.noop_runs(c, runs)
             harness.analyze(c, "cyclone.cyclone_steps", "cyclone.cyclone_runs")
             ctx = multiprocessing.get_context("spawn")
-            stop, calls = ctx.Event(), ctx.Value("q", 0)
+            stop, calls, started = ctx.Event(), ctx.Value("q", 0), ctx.Value("q", 0)
             procs = []
             if with_progress:
                 # Four processes, 25 leases each: 500 calls a second in all at 100 leases and 5 a second.
                 for part in range(4):
-                    p = ctx.Process(target=_report_progress, args=(dsn, leases[part::4], rate, stop, calls))
+                    p = ctx.Process(target=_report_progress, args=(dsn, leases[part::4], rate, stop, calls, started))
                     p.start()
                     procs.append(p)
-                time.sleep(1.0)  # the reporters connected and under way
+                # The reporters connected and under way: each has made its first round of calls (a fixed second
+                # was too short on a busy machine, where a spawned process took longer to start, and a smoke
+                # drain ended before any call).
+                deadline = time.monotonic() + 60
+                while started.value < len(procs) and time.monotonic() < deadline:
+                    time.sleep(0.05)
             try:
                 before = calls.value
                 steps, seconds = _drain(c)
