@@ -3,8 +3,9 @@
 One asyncio loop in one thread, owned by a worker (or a test harness) for its
 whole life, so that what a handler caches on the loop (a client session, a
 connection pool) outlives one step. The worker hands a claimed async step to
-it from a handler thread (:class:`cyclone_py.runtime.HandlerPool`), holding
-the step's concurrency slot until the coroutine ends; the coroutine itself is
+it from a handler thread (:class:`cyclone_py.runtime.HandlerPool`), or on
+the loop's own thread when an async step's end passes its concurrency slot
+to the next, holding the slot until the coroutine ends; the coroutine itself is
 :func:`cyclone_py.execution.execute_async`, which turns the step's
 cancellation into ``task.cancel()``. Nothing here talks to the database.
 """
@@ -54,6 +55,7 @@ class EventLoop:
         self._closed = False
         self._spawned: list[tuple[Coroutine[Any, Any, Any], Callable[[Any], object]]] = []
         self._wake_pending = False
+        self._ident: int | None = None  # the loop's thread
 
     def _started(self) -> asyncio.AbstractEventLoop:
         with self._lock:
@@ -65,7 +67,7 @@ class EventLoop:
                 thread = threading.Thread(target=self._serve, args=(loop, ready), name=self.name, daemon=True)
                 thread.start()
                 ready.wait()
-                self._loop, self._thread = loop, thread
+                self._loop, self._thread, self._ident = loop, thread, thread.ident
             return self._loop
 
     @staticmethod
@@ -94,12 +96,17 @@ class EventLoop:
         loop's thread when it ends: :meth:`submit` without a second future
         (the worker's hot path). Coroutines spawned while the loop has not
         yet started the previous ones share one wake-up of the loop. ``done``
-        must not block."""
+        must not block. Called on the loop's own thread (a step's end
+        starting the next, :class:`cyclone_py.runtime.HandlerPool`), it makes
+        the task at once."""
         try:
             loop = self._started()
         except RuntimeError:
             coro.close()
             raise
+        if threading.get_ident() == self._ident:
+            loop.create_task(coro).add_done_callback(done)
+            return
         with self._lock:
             self._spawned.append((coro, done))
             wake = not self._wake_pending

@@ -221,7 +221,12 @@ class HandlerPool:
     with ``hand_off(active, release)`` (to the event loop,
     :mod:`cyclone_py.aio`), which must call ``release()`` once the coroutine
     has ended; the thread goes back for the next step at once. So handlers
-    of both kinds together never run more than ``size`` at a time. The
+    of both kinds together never run more than ``size`` at a time.
+    ``release()`` passes the slot on where it can: when the step it would
+    go to next is an ``async def`` one too, it hands that step off at once
+    (on the event loop's thread, which is where ``release()`` is called), and
+    no handler thread wakes up for it. A drain of async steps runs on the
+    loop alone once the threads have started the first ``size``. The
     slots, and the count of steps waiting, are tokens in ``SimpleQueue``s
     (C), not ``threading.Semaphore``s, whose release notifies a
     ``Condition`` in Python: a fifth of the worker's time on a drain of
@@ -247,7 +252,7 @@ class HandlerPool:
         self._slots: queue.SimpleQueue[None] = queue.SimpleQueue()
         for _ in range(size):
             self._slots.put(None)
-        self._releases = [functools.partial(self._release, source) for source in range(sources)]
+        self._passes = [functools.partial(self._pass_on, source) for source in range(sources)]
         self._run = run
         self._hand_off = hand_off
         self._closed = False
@@ -259,6 +264,46 @@ class HandlerPool:
         """Give a slot back."""
         self._running[source].pop()
         self._slots.put(None)
+
+    def _pass_on(self, source: int) -> None:
+        """An ``async def`` step of ``source`` has ended (on the event loop's
+        thread): hand its slot to the next step if that is an async one too,
+        else give it back for a thread. Taking a step here follows the rules
+        a thread follows: a token of ``_ready`` first (one a step queued, so a
+        step is there for it), then :meth:`_take`, which keeps the sources
+        fair. The look at the next step before that is only a guess (threads
+        take steps concurrently): a plain step taken after all goes back to
+        the front of its queue with its token."""
+        self._running[source].pop()
+        nxt = self._choose()
+        if self._closed or nxt < 0 or self._hand_off is None or not _is_async_head(self._waiting[nxt]):
+            self._slots.put(None)
+            return
+        try:
+            token = self._ready.get_nowait()
+        except queue.Empty:  # a thread holds the token of that step: it takes it
+            self._slots.put(None)
+            return
+        if not token:  # shutting down: that token is a thread's, to exit
+            self._ready.put(False)
+            self._slots.put(None)
+            return
+        taken = self._take()
+        if taken is None:
+            self._slots.put(None)
+            return
+        active, source = taken
+        if not active.is_async:
+            self._running[source].pop()
+            self._waiting[source].appendleft(active)
+            self._ready.put(True)
+            self._slots.put(None)
+            return
+        try:
+            self._hand_off(active, self._passes[source])
+        except BaseException:  # hand_off does not raise; never lose a slot
+            self._release(source)
+            logger.exception("event loop: could not start the next async step")
 
     def queued(self) -> int:
         """Steps waiting for a slot (the prefetch buffer), approximately."""
@@ -334,7 +379,7 @@ class HandlerPool:
             active, source = taken
             if self._hand_off is not None and active.is_async:
                 try:
-                    self._hand_off(active, self._releases[source])
+                    self._hand_off(active, self._passes[source])
                 except BaseException:  # hand_off does not raise; never lose a thread or a slot
                     self._release(source)
                     logger.exception("handler thread: could not hand the step to the event loop")
@@ -347,6 +392,15 @@ class HandlerPool:
             finally:
                 self._release(source)
             del active, taken  # not kept alive while this thread waits
+
+
+def _is_async_head(waiting: collections.deque[Active]) -> bool:
+    """Whether the step at the front of ``waiting`` is an ``async def`` one
+    (False when another thread emptied it meanwhile)."""
+    try:
+        return waiting[0].is_async
+    except IndexError:
+        return False
 
 
 # -- the per-step bookkeeping -------------------------------------------------

@@ -8,6 +8,7 @@ import threading
 import time
 from datetime import timedelta
 from functools import partial
+from types import SimpleNamespace
 from typing import Any
 
 import psycopg
@@ -538,6 +539,42 @@ def test_the_handler_pool_drops_steps_not_started_at_shutdown() -> None:
     assert ran == [0]
     with pytest.raises(RuntimeError):
         pool.submit(3)  # type: ignore[arg-type]
+
+
+def test_the_end_of_an_async_step_starts_the_next_async_one_itself() -> None:
+    """An async step's release hands its slot straight to the next async
+    step, in the releasing thread (the event loop's): no handler thread wakes
+    up for it. A plain step next gets the slot back for a thread."""
+    handed: list[tuple[str, str]] = []
+    releases: list[Any] = []
+    ran: list[tuple[str, str]] = []
+
+    def hand_off(item: Any, release: Any) -> None:
+        handed.append((item.name, threading.current_thread().name))
+        releases.append(release)
+
+    def run(item: Any) -> None:
+        ran.append((item.name, threading.current_thread().name))
+
+    def step(name: str, is_async: bool) -> Any:
+        return SimpleNamespace(name=name, is_async=is_async)
+
+    pool = HandlerPool(1, run, hand_off)
+    try:
+        for item in (step("a1", True), step("a2", True), step("a3", True), step("p", False), step("a4", True)):
+            pool.submit(item)
+        wait_for(lambda: len(handed) == 1, what="a handler thread to hand off the first")
+        assert handed[0][1].startswith("cyclone-handler-")
+        releases.pop()()  # a1 ends: a2 starts in this thread, holding a1's slot
+        releases.pop()()  # a2 ends: a3 starts here
+        assert handed[1:] == [("a2", "MainThread"), ("a3", "MainThread")]
+        releases.pop()()  # a3 ends: the plain step is next, so the slot goes back to a thread
+        wait_for(lambda: len(ran) == 1 and len(handed) == 4, what="the plain step, then a4, on the thread")
+        assert ran[0][0] == "p" and ran[0][1].startswith("cyclone-handler-")
+        assert handed[3][0] == "a4" and handed[3][1].startswith("cyclone-handler-")
+        assert pool.queued() == 0
+    finally:
+        pool.shutdown()
 
 
 def test_a_handler_thread_survives_an_error_around_the_handler() -> None:
