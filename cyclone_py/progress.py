@@ -71,8 +71,10 @@ class ProgressThrottle:
         self._extra = dict(extra or {})
         self._lock = threading.Lock()  # taken as itself where no one is notified (a Condition's `with` is Python code)
         self._cond = threading.Condition(self._lock)
-        self._sinks: dict[int, _Entry] = {}  # every running step's, by step id
-        self._entries: dict[int, _Entry] = {}  # those that reported a value: the sending thread's
+        # By (step id, lease generation): one execution's, not the next one's of the same step, which
+        # this worker may have claimed again (after a reclaim) before the earlier one's result was handled.
+        self._sinks: dict[tuple[int, int], _Entry] = {}  # every running execution's
+        self._entries: dict[tuple[int, int], _Entry] = {}  # those that reported a value: the sending thread's
         self._thread: threading.Thread | None = None
         self._closed = False
 
@@ -81,7 +83,8 @@ class ProgressThrottle:
         report no progress: a step is known to the sending thread only from its first value, and until
         then costs an object and a dict entry, no lock."""
         entry = _Entry(step)
-        self._sinks[step.step_id] = entry  # only flush and forget take it out; nothing iterates it
+        key = (step.step_id, step.lease_generation)
+        self._sinks[key] = entry  # only flush and forget take it out; nothing iterates it
 
         def put(value: Any) -> None:
             with self._cond:
@@ -91,7 +94,7 @@ class ProgressThrottle:
                 entry.pending = True
                 if entry._sending is None:
                     entry._sending = threading.Lock()
-                    self._entries[step.step_id] = entry
+                    self._entries[key] = entry
                 if self._thread is None and not self._closed:
                     self._thread = threading.Thread(target=self._run, name="cyclone-progress", daemon=True)
                     self._thread.start()
@@ -99,23 +102,24 @@ class ProgressThrottle:
 
         return put
 
-    def flush(self, step_id: int) -> None:
+    def flush(self, step: ClaimedStep) -> None:
         """The step has ended: send its pending value now (in the caller's
         thread, after a send in flight) and forget it."""
-        entry = self._end(step_id)
+        entry = self._end(step)
         if entry is not None and entry._sending is not None:
             self._send(entry)
 
-    def forget(self, step_id: int) -> None:
+    def forget(self, step: ClaimedStep) -> None:
         """The step has ended without a result to report: drop its pending value."""
-        self._end(step_id)
+        self._end(step)
 
-    def _end(self, step_id: int) -> _Entry | None:
-        entry = self._sinks.pop(step_id, None)
+    def _end(self, step: ClaimedStep) -> _Entry | None:
+        key = (step.step_id, step.lease_generation)
+        entry = self._sinks.pop(key, None)
         if entry is not None:
             with self._lock:
                 entry.ended = True
-                self._entries.pop(step_id, None)
+                self._entries.pop(key, None)
         return entry
 
     def close(self) -> None:

@@ -40,11 +40,11 @@ logger = logging.getLogger("cyclone_py.worker")
 class Reporter(threading.Thread):
     """Reports the outcomes :meth:`put` queues, in batches, until :meth:`close`.
 
-    ``finish(step_id)`` is called once a step's outcome was reported (or given
+    ``finish(step)`` is called once a step's outcome was reported (or given
     up on); ``on_discard(exc, step)`` for every failure the engine discarded.
     ``metrics``, when given, counts what the engine took and refused.
     ``extra``: fields on every log line (the database, when the worker serves several).
-    ``flush_progress(step_id)`` sends a step's pending progress before its outcome.
+    ``flush_progress(step)`` sends a step's pending progress before its outcome.
     """
 
     def __init__(
@@ -55,12 +55,12 @@ class Reporter(threading.Thread):
         max_batch: int,
         lease_ttl: float,
         force: threading.Event,
-        finish: Callable[[int], None],
+        finish: Callable[[ClaimedStep], None],
         on_discard: Callable[[errors.StepFailed, ClaimedStep], None],
         outage: DatabaseOutage | None = None,
         metrics: WorkerMetrics | None = None,
         extra: Mapping[str, Any] | None = None,
-        flush_progress: Callable[[int], None] | None = None,
+        flush_progress: Callable[[ClaimedStep], None] | None = None,
     ) -> None:
         super().__init__(name="cyclone-reporter", daemon=True)
         self.client = client
@@ -111,7 +111,7 @@ class Reporter(threading.Thread):
                 logger.exception("reporter failed; results left to the lease", extra=self._log_extra())
                 for outcome in batch:
                     self._dropped(outcome, UNREPORTED)
-                    self._finish(outcome.step.step_id)
+                    self._finish(outcome.step)
 
     def _with_retry(self, what: str, fn: Callable[[], Any], *, refused: bool = False) -> tuple[bool, Any]:
         """Call ``fn`` until it succeeds; give up (False) after a lease TTL of
@@ -148,7 +148,7 @@ class Reporter(threading.Thread):
         if self._flush_progress is not None:
             # The last progress value goes first: the engine refuses it once the step has ended.
             for o in batch:
-                self._flush_progress(o.step.step_id)
+                self._flush_progress(o.step)
         completes = [o for o in batch if o.ok]
         snoozes = [o for o in batch if o.snooze is not None]
         failures = [o for o in batch if not o.ok and o.snooze is None]
@@ -183,7 +183,7 @@ class Reporter(threading.Thread):
                         o.cancel_reason or "reclaimed, timed out or cancelled",
                         extra=self._log_extra(o.step),
                     )
-                self._finish(o.step.step_id)
+                self._finish(o.step)
         for o in failures:
             self._report_failure(o)
         for o in snoozes:
@@ -203,7 +203,7 @@ class Reporter(threading.Thread):
             logger.debug("snooze refused: the lease was lost", extra=self._log_extra(step))
         else:
             logger.info("step snoozed for %s", delay, extra=self._log_extra(step))
-        self._finish(step.step_id)
+        self._finish(step)
 
     def _complete_alone(self, o: Outcome, answers: dict[int, bool]) -> Outcome | None:
         """Report one completion by itself (after the engine refused its batch),
@@ -247,7 +247,7 @@ class Reporter(threading.Thread):
             self._after_fail(o, state)
         else:
             self._dropped(o, UNREPORTED)
-        self._finish(step.step_id)
+        self._finish(step)
 
     def _after_fail(self, o: Outcome, state: str | None) -> None:
         step = o.step

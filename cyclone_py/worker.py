@@ -224,8 +224,10 @@ class Worker:
         self._lock = threading.Lock()
         self._idle = threading.Condition(self._lock)
         # Keyed by database, then step or run: ids are unique per database only.
-        self._active: dict[tuple[int, int], Active] = {}
-        self._by_run: dict[tuple[int, UUID], set[int]] = {}
+        # Each execution by (database, step id, lease generation): this worker may claim a step again (after
+        # a reclaim) before the earlier execution's result is handled, and each keeps its own timers.
+        self._active: dict[tuple[int, int, int], Active] = {}
+        self._by_run: dict[tuple[int, UUID], set[tuple[int, int]]] = {}  # (step id, lease generation)s
         self._running_handlers = 0  # on every database
         self._signal_count = 0
         self._stopped_by_signal = False
@@ -404,7 +406,7 @@ class Worker:
             max_batch=self.max_batch,
             lease_ttl=self.lease_ttl,
             force=self._force,
-            finish=lambda step_id: self._finish_step(shard, step_id),
+            finish=lambda step: self._finish_step(shard, step),
             on_discard=lambda exc, step: self._emit_error(exc, step, shard),
             outage=shard.outage,
             metrics=self.metrics,
@@ -834,8 +836,8 @@ class Worker:
             source=shard.index, traced=self._traced,
         )
         with self._lock:
-            self._active[shard.index, step.step_id] = active
-            self._by_run.setdefault((shard.index, step.run_id), set()).add(step.step_id)
+            self._active[shard.index, step.step_id, step.lease_generation] = active
+            self._by_run.setdefault((shard.index, step.run_id), set()).add((step.step_id, step.lease_generation))
             self._running_handlers += 1
             shard.held += 1
         if logger.isEnabledFor(logging.DEBUG):
@@ -970,10 +972,10 @@ class Worker:
         step = active.step
         with self._lock:
             active.finished = True
-            self._active.pop((active.source, step.step_id), None)
+            self._active.pop((active.source, step.step_id, step.lease_generation), None)
             ids = self._by_run.get((active.source, step.run_id))
             if ids is not None:
-                ids.discard(step.step_id)
+                ids.discard((step.step_id, step.lease_generation))
                 if not ids:
                     del self._by_run[active.source, step.run_id]
             if self._stop_claiming.is_set():
@@ -981,7 +983,7 @@ class Worker:
         # After `finished` is set: a heartbeat scheduled concurrently either is
         # seen here or sees `finished` itself (_next_heartbeat).
         shard = self._shards[active.source]
-        shard.progress.forget(step.step_id)
+        shard.progress.forget(step)
         timers = shard.timers
         if timers is not None:
             timers.cancel(active.heartbeat)
@@ -1025,10 +1027,14 @@ class Worker:
         now. (Heartbeats fire on the one timer thread, this caller's, so none of
         theirs is running; a step whose first timer is not set yet is left to it.)"""
         horizon = time.monotonic() + HEARTBEAT_WINDOW
+        ids = {active.step.step_id}  # one execution of a step a call: renew_many answers by step id
+        others: list[Active] = []
         with self._lock:
-            others = [a for (source, _), a in self._active.items()
-                      if source == shard.index and a is not active and not a.finished
-                      and a.heartbeat is not None and a.heartbeat_due <= horizon]
+            for (source, step_id, _), a in self._active.items():
+                if (source == shard.index and a is not active and not a.finished and a.heartbeat is not None
+                        and a.heartbeat_due <= horizon and step_id not in ids):
+                    ids.add(step_id)
+                    others.append(a)
         if others and shard.timers is not None:
             for a in others:
                 shard.timers.cancel(a.heartbeat)
@@ -1076,8 +1082,8 @@ class Worker:
         """The steps of these runs whose handlers run (or wait for a slot) here
         (a listener's, for its check of a ``cyclone_cancel``)."""
         with self._lock:
-            return [active.step for run_id in run_ids for step_id in self._by_run.get((shard.index, run_id), ())
-                    if (active := self._active.get((shard.index, step_id))) is not None
+            return [active.step for run_id in run_ids for key in self._by_run.get((shard.index, run_id), ())
+                    if (active := self._active.get((shard.index, *key))) is not None
                     and not active.handler_done and not active.finished]
 
     def _steps_lost(self, shard: Shard, steps: Sequence[ClaimedStep]) -> None:
@@ -1085,7 +1091,7 @@ class Worker:
         runs a ``cyclone_cancel`` named: their runs were cancelled or failed
         (or the steps are no longer these executions')."""
         for step in steps:
-            active = self._active.get((shard.index, step.step_id))
+            active = self._active.get((shard.index, step.step_id, step.lease_generation))
             if active is not None and active.step is step and not active.handler_done:
                 self._lose(active, "run cancelled", shard)
 
@@ -1132,8 +1138,8 @@ class Worker:
         except ValueError:
             raise ValueError(f"not a run id: {run_id!r}") from None
         with self._lock:
-            targets = [self._active[key] for shard in self._shards for i in self._by_run.get((shard.index, rid), ())
-                       if (key := (shard.index, i)) in self._active]
+            targets = [self._active[key] for shard in self._shards for k in self._by_run.get((shard.index, rid), ())
+                       if (key := (shard.index, *k)) in self._active]
         n = 0
         for active in targets:
             if not active.handler_done and active.ctx.cancel(reason):
@@ -1142,8 +1148,8 @@ class Worker:
                             extra=self._log_extra(active.step, self._shards[active.source]))
         return n
 
-    def _finish_step(self, shard: Shard, step_id: int) -> None:
-        active = self._active.get((shard.index, step_id))
+    def _finish_step(self, shard: Shard, step: ClaimedStep) -> None:
+        active = self._active.get((shard.index, step.step_id, step.lease_generation))
         if active is not None:
             self._finish(active)
 

@@ -144,6 +144,23 @@ def test_a_worker_throttles_progress_and_always_sends_the_last_value(
     assert 2 <= len(ours) <= 12, len(ours)
 
 
+def test_the_end_of_an_execution_leaves_the_next_execution_of_its_step_reporting() -> None:
+    """A worker may claim a step again (after a reclaim) before the earlier execution's result is handled:
+    ending that execution's progress leaves the new one's alone."""
+    sent: list[tuple[int, Any]] = []
+    throttle = ProgressThrottle(lambda step, value: sent.append((step.lease_generation, value)) or True,
+                                interval=0.01)
+    first: Any = type("Step", (), {"step_id": 7, "lease_generation": 1, "run_id": "r", "node": "n"})()
+    second: Any = type("Step", (), {"step_id": 7, "lease_generation": 2, "run_id": "r", "node": "n"})()
+    put_first, put_second = throttle.sink(first), throttle.sink(second)
+    throttle.forget(first)
+    put_first("late")
+    put_second("half")
+    throttle.flush(second)
+    throttle.close()
+    assert sent == [(2, "half")]
+
+
 def test_the_throttle_sends_the_newest_value_at_most_every_interval() -> None:
     sent: list[tuple[int, Any, float]] = []
 
@@ -152,13 +169,13 @@ def test_the_throttle_sends_the_newest_value_at_most_every_interval() -> None:
         return True
 
     throttle = ProgressThrottle(send, interval=0.1)
-    step: Any = type("Step", (), {"step_id": 7, "run_id": "r", "node": "n"})()
+    step: Any = type("Step", (), {"step_id": 7, "lease_generation": 1, "run_id": "r", "node": "n"})()
     put = throttle.sink(step)
     began = time.monotonic()
     while time.monotonic() - began < 0.5:
         put(time.monotonic())
     put("final")
-    throttle.flush(7)
+    throttle.flush(step)
     throttle.close()
     values = [v for _, v, _ in sent]
     assert values[-1] == "final"

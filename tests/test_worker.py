@@ -115,6 +115,44 @@ def test_lost_lease_cancels_the_handler_and_its_late_result_is_refused(
     assert (s.attempt, s.reclaims) == (1, 1)
 
 
+def test_a_late_result_leaves_the_next_execution_of_its_step_alone(
+    dsn: str, conn: Any, client: Client, workers: list[Worker], caplog: pytest.LogCaptureFixture
+) -> None:
+    """This worker claims a step again (after a reclaim) while its earlier execution still runs. That
+    execution's late result is refused, and must leave the new execution (same step id) tracked: its
+    heartbeats go on and cancel_run reaches it. Keyed by step id alone, ending the first ended the second's
+    bookkeeping, and a long second execution lost its lease for want of heartbeats."""
+    wf = Workflow("reclaimed_again")
+    release_first = threading.Event()
+    second_started = threading.Event()
+    reasons: list[str | None] = []
+
+    @wf.step()
+    def job(ctx: StepContext) -> Any:
+        if ctx.lease_generation == 1:
+            release_first.wait(10)
+            return "late"
+        second_started.set()
+        ctx.cancelled.wait(10)
+        reasons.append(ctx.cancel_reason)
+        return "second"
+
+    worker = start(workers, wf, dsn, lease_ttl=30.0, concurrency=2)
+    run_id = client.submit(wf)
+    wait_for(lambda: step_of(client, run_id, "job").state == "running", what="the first execution")
+    with caplog.at_level(logging.DEBUG, logger="cyclone_py.worker"):
+        assert expire_and_reclaim(conn) == 1
+        wait_for(second_started.is_set, what="this worker to claim the step again")
+        release_first.set()
+        wait_for(lambda: any(m in r.getMessage() for r in caplog.records
+                             for m in ("completion refused", "result dropped")), what="the late result refused")
+    assert worker.cancel_run(run_id, "run cancelled") == 1
+    wait_for(lambda: reasons, what="the second execution to be cancelled")
+    assert reasons == ["run cancelled"]
+    s = step_of(client, run_id, "job")
+    assert (s.lease_generation, s.reclaims) == (2, 1)
+
+
 def test_timeout_cancels_and_retries(dsn: str, client: Client, workers: list[Worker]) -> None:
     wf = Workflow("timeouts")
     reasons: list[str | None] = []
