@@ -213,31 +213,23 @@ def migrate(dsn: str) -> Deploy:
     return Deploy(proc.returncode, proc.stderr.strip(), started, ended, [(float(t), str(w)) for t, w in events])
 
 
-class Reader(threading.Thread):
+def hold_a_reader(dsn: str, seconds: float) -> threading.Thread:
     """A transaction that has read cyclone_steps and stays open for ``seconds`` (a report, a console page, a
-    pg_dump): it holds the table's ACCESS SHARE lock until it ends, at ``ended`` (time.time())."""
+    pg_dump): it holds the table's ACCESS SHARE lock until it ends."""
+    ready = threading.Event()
 
-    def __init__(self, dsn: str, seconds: float) -> None:
-        super().__init__(daemon=True)
-        self.dsn, self.seconds = dsn, seconds
-        self.ready = threading.Event()
-        self.ended = float("inf")
-
-    def run(self) -> None:
-        with psycopg.connect(self.dsn, application_name="upgrade-reader") as c:
+    def run() -> None:
+        with psycopg.connect(dsn, application_name="upgrade-reader") as c:
             c.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
             c.execute("SELECT count(*) FROM cyclone.cyclone_steps").fetchone()
-            self.ready.set()
-            time.sleep(self.seconds)
+            ready.set()
+            time.sleep(seconds)
             c.rollback()
-        self.ended = time.time()
 
-
-def hold_a_reader(dsn: str, seconds: float) -> Reader:
-    reader = Reader(dsn, seconds)
-    reader.start()
-    assert reader.ready.wait(10)
-    return reader
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    assert ready.wait(10)
+    return thread
 
 
 def query(dsn: str, sql: str, params: Any = None) -> list[tuple[Any, ...]]:
@@ -381,10 +373,11 @@ def test_an_upgrade_under_load_loses_nothing_does_nothing_twice_and_blocks_claim
     assert all("deadlock detected" in ln for ln in incidents), incidents
     # With the reader: a table change waits lock_timeout at most for its locks, and claims queue behind it.
     assert max(waits) < LOCK_TIMEOUT + MARGIN, f"a claim waited {max(waits):.1f} s behind the deploy"
-    # Without it: claims wait for catalog changes only. From an older release (CYCLONE_UPGRADE_FROM), the deploy
-    # that meets the reader may reach its first table change after several releases' functions, as the reader
-    # ends, and succeed after waiting for it: then the bound above is the one that holds.
-    if not (os.environ.get("CYCLONE_UPGRADE_FROM") and deploys[-1].started < reader.ended):
+    # Without it: claims wait for catalog changes only. Not asserted from an older release (CYCLONE_UPGRADE_FROM,
+    # docs/reliability.md): the deploy that meets the reader may reach its first table change after several
+    # releases' functions, as the reader ends, and succeed after waiting for it; and 0.22.0's table change
+    # deadlocks with the workers, which costs a claim deadlock_timeout (1 s).
+    if not os.environ.get("CYCLONE_UPGRADE_FROM"):
         assert waits[-1] < CLEAN_BOUND, f"a claim waited {waits[-1]:.2f} s during the deploy that succeeded"
 
     # Nothing lost, nothing done twice.
