@@ -148,8 +148,12 @@ def test_the_end_of_an_execution_leaves_the_next_execution_of_its_step_reporting
     """A worker may claim a step again (after a reclaim) before the earlier execution's result is handled:
     ending that execution's progress leaves the new one's alone."""
     sent: list[tuple[int, Any]] = []
-    throttle = ProgressThrottle(lambda step, value: sent.append((step.lease_generation, value)) or True,
-                                interval=0.01)
+
+    def send(step: Any, value: Any) -> bool:
+        sent.append((step.lease_generation, value))
+        return True
+
+    throttle = ProgressThrottle(send, interval=0.01)
     first: Any = type("Step", (), {"step_id": 7, "lease_generation": 1, "run_id": "r", "node": "n"})()
     second: Any = type("Step", (), {"step_id": 7, "lease_generation": 2, "run_id": "r", "node": "n"})()
     put_first, put_second = throttle.sink(first), throttle.sink(second)
