@@ -16,4 +16,7 @@ SELECT 1 / (pg_get_functiondef('cyclone.complete(bigint, text, bigint, jsonb)'::
 SELECT 1 / (pg_get_functiondef('cyclone.complete_many(text, bigint[], bigint[], jsonb[])'::regprocedure) ~ 'started_at \+ least\(s.timeout')::int;
 -- Issue 32: complete_many ends runs of one step through _complete_solo_runs.
 SELECT 1 / (pg_get_functiondef('cyclone.complete_many(text,bigint[],bigint[],jsonb[])'::regprocedure) ~ '_complete_solo_runs')::int;
+-- Issue 32: only a batch with a step of a workflow of one node asks _complete_solo_runs.
+SELECT 1 / (pg_get_functiondef('cyclone.complete_many(text,bigint[],bigint[],jsonb[])'::regprocedure)
+            ~ 'jsonb_array_length\(w.definition -> ''nodes''\) = 1')::int;
 ROLLBACK;
