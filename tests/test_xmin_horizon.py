@@ -121,15 +121,17 @@ def _dead(c: psycopg.Connection[Any]) -> dict[str, int]:
 def test_a_drain_with_a_held_snapshot_keeps_at_least_0_7_of_its_pace(
         embedded_db: db.EmbeddedCluster, template_db: str) -> None:
     """Issue 37: a drain with a REPEATABLE READ transaction open throughout runs at >= 0.7x the drain
-    without it (each in a fresh database; the held one's snapshot taken before its submit)."""
+    without it (each in a fresh database; the held one's snapshot taken before its submit). Two rounds a
+    side, interleaved, the best of each compared: a test running beside this one slows single drains by more
+    than the margin (one round a side measured 0.68x in a fresh-clone run that measured 0.7 and more before)."""
     rates: dict[bool, float] = {}
-    for hold in (False, True):
+    for hold in (False, True, True, False):
         name = f"cyclone_t_{os.getpid()}_{uuid.uuid4().hex[:8]}"
         dsn = embedded_db.create_database(name, template=template_db)
         try:
             _setup(dsn)
             with _held(dsn, hold):
-                rates[hold] = _drain(dsn, RUNS)
+                rates[hold] = max(rates.get(hold, 0.0), _drain(dsn, RUNS))
                 if hold:
                     with psycopg.connect(dsn, autocommit=True) as c:
                         # The snapshot held: every drained step's and run's old version is still there (the
