@@ -16,6 +16,9 @@
            100,000 live steps vs live steps only (bench/metrics.py).
 9. submit  single submit and submit_many against the same rows inserted raw
            (bench/submit.py).
+10. xmin   the drain of bench/xmin.py (two SQL connections, claim 100 +
+           complete_many) with a REPEATABLE READ transaction held from before
+           its submit, against the same drain clean (bench/xmin.py).
 
 Rates are taken from the database's own timestamps (first claim -> last
 completion) on both sides of every ratio, so process start-up is excluded the
@@ -43,6 +46,7 @@ from bench.metrics import metrics
 from bench.profile import profile
 from bench.schedules import schedules
 from bench.submit import submit
+from bench.xmin import held_horizon
 from cyclone_py import Client, db
 
 logger = logging.getLogger(__name__)
@@ -584,4 +588,4 @@ def scale(dbs: Databases, cfg: Config) -> dict[str, Any]:
 
 SECTIONS = {"drain": drain, "dag": dag, "latency": latency, "sql": sql_ceiling, "scale": scale,
             "profile": profile, "schedules": schedules, "metrics": metrics,
-            "submit": submit}
+            "submit": submit, "xmin": held_horizon}

@@ -425,6 +425,29 @@ def depth_phase(dsn: str, *, depth: int = 2000, seconds: float = 300.0, window: 
                 "claim_call_p50_ms": _pct(load.claim_ms, 50), "claim_call_p99_ms": _pct(load.claim_ms, 99)}
 
 
+def held_horizon(dbs: harness.Databases, cfg: Any) -> dict[str, Any]:
+    """``python -m bench`` section ``xmin`` (issue #32's target: the held drain at >= 0.7x the clean one, in
+    the same run): the drain of section 2 at twice the bench's drain size (20,000 runs at full size), clean
+    and held, two rounds a side interleaved (clean, held, held, clean), each in a fresh database; the best
+    round of each side compared, since a round is a few seconds and one stall of the machine halves it."""
+    runs = 2 * cfg.drain_runs
+    rounds: dict[bool, list[float]] = {False: [], True: []}
+    dead: dict[str, int] = {}
+    for hold in (False, True, True, False):
+        dsn = dbs.fresh("xmin")
+        try:
+            out = drain_once(dsn, runs=runs, hold=hold)
+        finally:
+            dbs.drop(dsn)
+        rounds[hold].append(out["steps_per_s"])
+        if hold:
+            dead = out["dead"]
+    clean, held = max(rounds[False]), max(rounds[True])
+    return {"xmin_clean_steps_s": clean, "xmin_held_steps_s": held, "xmin_held_ratio": round(held / clean, 3),
+            "details": {"runs": runs, "clean_steps_s": rounds[False], "held_steps_s": rounds[True],
+                        "dead_at_end_of_held_drain": dead}}
+
+
 def vacuum_cost(dbs: harness.Databases, runs: int) -> dict[str, Any]:
     """The VACUUM that follows a held snapshot, under autovacuum's default cost delay and under none."""
     return {f"{d}ms": drain_once(dbs.fresh(f"vacuum_{d}"), runs=runs, hold=True, vacuum_delay_ms=d)

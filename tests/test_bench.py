@@ -25,6 +25,7 @@ KEYS = (
     "metrics_ms", "metrics_history_ratio", "metrics_dead_letters_ratio",
     "submit_runs_s", "submit_ratio_vs_raw", "submit_many_runs_s", "submit_many_ratio_vs_raw",
     "drain_async_steps_s", "drain_async_ratio_vs_raw", "cpu_ms_per_step",
+    "xmin_clean_steps_s", "xmin_held_steps_s", "xmin_held_ratio",
 )
 # The figures of ``python -m bench.history`` (issue #19's targets, and archive).
 HISTORY_KEYS = (
