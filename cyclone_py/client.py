@@ -717,6 +717,12 @@ class ClaimedStep:
     item: Any = None
     item_index: int | None = None
 
+    @property
+    def execution(self) -> tuple[int, int]:
+        """Which execution of its step this is: (step id, lease generation). A worker may claim a step
+        again (after a reclaim) while its earlier execution is still being reported; the two differ here."""
+        return (self.step_id, self.lease_generation)
+
 
 @dataclass(frozen=True)
 class CompleteResult:

@@ -83,7 +83,7 @@ class ProgressThrottle:
         report no progress: a step is known to the sending thread only from its first value, and until
         then costs an object and a dict entry, no lock."""
         entry = _Entry(step)
-        key = (step.step_id, step.lease_generation)
+        key = step.execution
         self._sinks[key] = entry  # only flush and forget take it out; nothing iterates it
 
         def put(value: Any) -> None:
@@ -114,7 +114,7 @@ class ProgressThrottle:
         self._end(step)
 
     def _end(self, step: ClaimedStep) -> _Entry | None:
-        key = (step.step_id, step.lease_generation)
+        key = step.execution
         entry = self._sinks.pop(key, None)
         if entry is not None:
             with self._lock:

@@ -227,7 +227,7 @@ class Worker:
         # Each execution by (database, step id, lease generation): this worker may claim a step again (after
         # a reclaim) before the earlier execution's result is handled, and each keeps its own timers.
         self._active: dict[tuple[int, int, int], Active] = {}
-        self._by_run: dict[tuple[int, UUID], set[tuple[int, int]]] = {}  # (step id, lease generation)s
+        self._by_run: dict[tuple[int, UUID], set[tuple[int, int]]] = {}  # ClaimedStep.execution of each
         self._running_handlers = 0  # on every database
         self._signal_count = 0
         self._stopped_by_signal = False
@@ -836,8 +836,8 @@ class Worker:
             source=shard.index, traced=self._traced,
         )
         with self._lock:
-            self._active[shard.index, step.step_id, step.lease_generation] = active
-            self._by_run.setdefault((shard.index, step.run_id), set()).add((step.step_id, step.lease_generation))
+            self._active[(shard.index, *step.execution)] = active
+            self._by_run.setdefault((shard.index, step.run_id), set()).add(step.execution)
             self._running_handlers += 1
             shard.held += 1
         if logger.isEnabledFor(logging.DEBUG):
@@ -972,10 +972,10 @@ class Worker:
         step = active.step
         with self._lock:
             active.finished = True
-            self._active.pop((active.source, step.step_id, step.lease_generation), None)
+            self._active.pop((active.source, *step.execution), None)
             ids = self._by_run.get((active.source, step.run_id))
             if ids is not None:
-                ids.discard((step.step_id, step.lease_generation))
+                ids.discard(step.execution)
                 if not ids:
                     del self._by_run[active.source, step.run_id]
             if self._stop_claiming.is_set():
@@ -1091,7 +1091,7 @@ class Worker:
         runs a ``cyclone_cancel`` named: their runs were cancelled or failed
         (or the steps are no longer these executions')."""
         for step in steps:
-            active = self._active.get((shard.index, step.step_id, step.lease_generation))
+            active = self._active.get((shard.index, *step.execution))
             if active is not None and active.step is step and not active.handler_done:
                 self._lose(active, "run cancelled", shard)
 
@@ -1149,7 +1149,7 @@ class Worker:
         return n
 
     def _finish_step(self, shard: Shard, step: ClaimedStep) -> None:
-        active = self._active.get((shard.index, step.step_id, step.lease_generation))
+        active = self._active.get((shard.index, *step.execution))
         if active is not None:
             self._finish(active)
 

@@ -144,6 +144,12 @@ def test_a_worker_throttles_progress_and_always_sends_the_last_value(
     assert 2 <= len(ours) <= 12, len(ours)
 
 
+def _step_7(generation: int) -> Any:
+    """A stand-in for the ClaimedStep of step 7's execution of that lease generation."""
+    return type("Step", (), {"step_id": 7, "lease_generation": generation, "execution": (7, generation),
+                             "run_id": "r", "node": "n"})()
+
+
 def test_the_end_of_an_execution_leaves_the_next_execution_of_its_step_reporting() -> None:
     """A worker may claim a step again (after a reclaim) before the earlier execution's result is handled:
     ending that execution's progress leaves the new one's alone."""
@@ -154,8 +160,8 @@ def test_the_end_of_an_execution_leaves_the_next_execution_of_its_step_reporting
         return True
 
     throttle = ProgressThrottle(send, interval=0.01)
-    first: Any = type("Step", (), {"step_id": 7, "lease_generation": 1, "run_id": "r", "node": "n"})()
-    second: Any = type("Step", (), {"step_id": 7, "lease_generation": 2, "run_id": "r", "node": "n"})()
+    first = _step_7(1)
+    second = _step_7(2)
     put_first, put_second = throttle.sink(first), throttle.sink(second)
     throttle.forget(first)
     put_first("late")
@@ -173,7 +179,7 @@ def test_the_throttle_sends_the_newest_value_at_most_every_interval() -> None:
         return True
 
     throttle = ProgressThrottle(send, interval=0.1)
-    step: Any = type("Step", (), {"step_id": 7, "lease_generation": 1, "run_id": "r", "node": "n"})()
+    step = _step_7(1)
     put = throttle.sink(step)
     began = time.monotonic()
     while time.monotonic() - began < 0.5:
