@@ -870,12 +870,29 @@ def _id_range(prefix: str) -> tuple[UUID, UUID]:
 def _dataclass_row(cls: type[T]) -> BaseRowFactory[T]:
     """psycopg's ``class_row``, but positional when the columns are the
     dataclass's fields in their order: ``class_row`` builds a dict of keyword
-    arguments a row, which costs a claimed step more than its object."""
+    arguments a row, which costs a claimed step more than its object.
+
+    When the columns are all of the fields, the object's ``__dict__`` is
+    filled in one update, without ``__init__``: a frozen dataclass's
+    ``__init__`` sets each field through ``object.__setattr__``, 1.9 µs for a
+    claimed step's seventeen against 0.8, on the claim loop's thread (a
+    tenth of the worker's time under the GIL went to building them). Only for
+    the row classes here, which have no ``__post_init__`` and no slots; the
+    object is the same, frozen as before."""
     names = tuple(f.name for f in fields(cls))  # type: ignore[arg-type]
     by_name = class_row(cls)
+    whole = not hasattr(cls, "__post_init__") and not hasattr(cls, "__slots__")
+    new = object.__new__
+
+    def filled(values: Sequence[Any]) -> T:
+        row = new(cls)
+        row.__dict__.update(zip(names, values))  # noqa: B905 (the columns are the names)
+        return row
 
     def factory(cursor: Any) -> RowMaker[T]:
         columns = tuple(c.name for c in cursor.description or ())
+        if whole and columns == names:
+            return filled
         if columns and columns == names[: len(columns)]:
             return lambda values: cls(*values)
         return by_name(cursor)

@@ -6,7 +6,7 @@ import logging
 import time
 from collections.abc import Iterator
 from datetime import timedelta
-from typing import cast
+from typing import Any, cast
 from uuid import uuid4
 
 import psycopg
@@ -239,3 +239,29 @@ def test_a_connection_idle_in_the_pool_longer_than_a_moment_is_checked_first(dsn
         time.sleep(client_module.CHECK_AFTER_IDLE + 0.2)
         c.now()  # the check finds it closed and the pool replaces it: the call never sees it
         assert c.pool.get_stats()["connections_lost"] == 1
+
+
+def test_a_claimed_row_is_the_frozen_step_its_columns_name(dsn: str) -> None:
+    """The claim's row factory fills a ClaimedStep without its __init__ when the columns are all of its
+    fields: the object equals the one __init__ makes, stays frozen, and a prefix of the columns still gets
+    the defaults of the rest."""
+    from dataclasses import FrozenInstanceError, fields
+
+    from psycopg.types.json import Jsonb
+
+    from cyclone_py.client import ClaimedStep, _dataclass_row
+
+    values: tuple[Any, ...] = (7, uuid4(), "w", "n", "h", "task", 1, 3, 2, timedelta(seconds=5), {"a": 1}, {},
+                               None, None, None, [1], 0)
+    with psycopg.connect(dsn, autocommit=True) as conn, conn.cursor(row_factory=_dataclass_row(ClaimedStep)) as cur:
+        names = ", ".join(f"%s AS {f.name}" for f in fields(ClaimedStep))
+        row = cur.execute(f"SELECT {names}", [Jsonb(v) if isinstance(v, dict | list) else v for v in values]).fetchone()
+        assert row == ClaimedStep(*values)
+        assert row.execution == (7, 2)
+        with pytest.raises(FrozenInstanceError):
+            row.step_id = 8  # type: ignore[misc]
+        prefix = cur.execute("SELECT 1 AS step_id, %s AS run_id, 'w' AS workflow, 'n' AS node, 'h' AS handler, "
+                             "'task' AS kind, 1 AS attempt, 3 AS max_attempts, 1 AS lease_generation, "
+                             "NULL::interval AS timeout, '{}'::jsonb AS input, '{}'::jsonb AS deps",
+                             [values[1]]).fetchone()
+        assert prefix is not None and prefix.traceparent is None and prefix.item is None and prefix.item_index is None
