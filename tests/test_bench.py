@@ -40,7 +40,7 @@ TARGETS = (
     "drain_ratio_vs_raw", "drain_async_ratio_vs_raw", "cpu_ms_per_step", "dag_ratio", "latency_p50_ms",
     "latency_p95_ms", "sql_ratio_vs_pgbench",
     "claim_1m_vs_10k", "size_ratio_after_prune", "tick_ms_1000_schedules", "metrics_ms",
-    "submit_ratio_vs_raw", "submit_many_ratio_vs_raw",
+    "submit_ratio_vs_raw", "submit_many_ratio_vs_raw", "xmin_held_ratio",
 )
 
 
