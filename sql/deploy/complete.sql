@@ -1,5 +1,5 @@
 -- Deploy cyclone:complete
--- requires: complete@v0.26.0 advance runs checks clock history
+-- requires: complete@v0.28.0 advance runs checks clock history
 -- A complete copy of sql/engine/25_complete.sql, written by scripts/rework.py: read and edit that file, not this one.
 BEGIN;
 
@@ -238,6 +238,13 @@ BEGIN
         END IF;
     END IF;
 
+    -- Most often every step was accepted: v_done and v_solo are disjoint parts of p_step_ids, which lists no
+    -- step twice, so their sizes say so without `= ANY` of them for each step (a scan of the batch a step,
+    -- 1.3 µs in a batch of 300).
+    IF cardinality(v_done) + cardinality(v_solo) = cardinality(p_step_ids) THEN
+        RETURN QUERY SELECT u.id, true FROM unnest(p_step_ids) WITH ORDINALITY AS u(id, ord) ORDER BY u.ord;
+        RETURN;
+    END IF;
     RETURN QUERY
     SELECT u.id, u.id = ANY (v_done) OR u.id = ANY (v_solo)
       FROM unnest(p_step_ids) WITH ORDINALITY AS u(id, ord) ORDER BY u.ord;

@@ -1,8 +1,6 @@
 -- Revert cyclone:claim to its previous version: the deploy script it had before
--- (sql/deploy/claim@v0.25.0.sql), and a drop of each function the new version added.
+-- (sql/deploy/claim@v0.28.0.sql), and a drop of each function the new version added.
 BEGIN;
-
-DROP FUNCTION IF EXISTS cyclone._limited_candidates(timestamp with time zone, text[], text[], integer, bigint[]);
 
 -- sql/engine/24_claim.sql: change `claim` — taking work: claim() leases due steps to a worker within their
 -- limits (SPEC 6, 12), renew() is the heartbeat that keeps a lease, renew_many() several heartbeats in one call.
@@ -41,7 +39,9 @@ DROP FUNCTION IF EXISTS cyclone._limited_candidates(timestamp with time zone, te
 --  2. When a limited step is available (one index descent to know), _limited_candidates locks candidates
 --     from the queues of buckets with room, and _admit chooses among queue 0's steps and those, in claim
 --     order, the ones within their limits, taking their slots and rate tokens. Steps read and not admitted
---     stay available (their row locks go at commit).
+--     stay available (their row locks go at commit). While the claim is short and _admit held candidates
+--     back, another round reads the queues past them (a candidate can be held back by a bucket an earlier
+--     one filled in this batch, and the steps behind it may fit).
 --  3. _claimed (40_wakeups.sql) records the worker as waiting when it got fewer than p_limit steps, so that
 --     wake-ups are sent to it, and forgets it when it got all it asked for.
 --  4. One UPDATE leases them: state running, lease_owner, lease_expiry = now + p_lease_ttl, heartbeat_at and
@@ -129,6 +129,8 @@ DECLARE
     v_in_floor boolean;  -- the range lies in the floor's priority: read with priority = v_floor_p
     v_found bigint[];
     v_after bigint[] := '{}';  -- the second and fourth ranges' steps
+    v_read bigint[];  -- every candidate read, admitted or not
+    v_held boolean := false;  -- the last round held candidates back
 BEGIN
     -- One plain expression on the hot path; the checks that name the culprit
     -- run only when it is false or NULL.
@@ -259,10 +261,33 @@ BEGIN
     -- Limited steps, when any is available (one index descent to know).
     PERFORM 1 FROM ONLY cyclone_steps s WHERE s.state = 'available' AND s.queue_bucket > 0 LIMIT 1;
     IF FOUND THEN
-        v_limited := cyclone._limited_candidates(v_now, p_handlers, p_workflows, p_limit);
+        v_limited := cyclone._limited_candidates(v_now, p_handlers, p_workflows, p_limit, '{}');
         IF cardinality(v_limited) > 0 THEN
-            v_ids := cyclone._admit(v_ids || v_limited, p_limit, v_now);
+            v_read := v_ids || v_limited;
+            v_ids := cyclone._admit(v_read, p_limit, v_now);
+            v_held := cardinality(v_ids) < cardinality(v_read);
         END IF;
+        -- Another round while the claim is short and the last one held
+        -- candidates back: a candidate can be held back by a bucket that an
+        -- earlier one in this very batch filled, which only _admit knows, and
+        -- the steps behind it in its queue were not read. The next round reads
+        -- past the candidates already read, with the room this claim took
+        -- counted (_bucket_room sees this transaction's slots and tokens), so
+        -- it skips the steps of buckets just filled. A short claim with steps
+        -- left to take was found by the state machine test
+        -- (tests/test_state_machine.py; sql/tests/limits/
+        -- a_claim_reads_past_steps_its_own_batch_held_back.sql). Each round
+        -- admits a step or ends the loop, so there are at most p_limit.
+        WHILE v_held AND cardinality(v_ids) < p_limit LOOP
+            v_limited := cyclone._limited_candidates(v_now, p_handlers, p_workflows, p_limit - cardinality(v_ids),
+                                                     v_read);
+            EXIT WHEN cardinality(v_limited) = 0;
+            v_read := v_read || v_limited;
+            v_found := cyclone._admit(v_limited, p_limit - cardinality(v_ids), v_now);
+            EXIT WHEN cardinality(v_found) = 0;
+            v_held := cardinality(v_found) < cardinality(v_limited);
+            v_ids := v_ids || v_found;
+        END LOOP;
     END IF;
     PERFORM cyclone._claimed(p_worker, p_limit, cardinality(v_ids), p_lease_ttl, v_now);
     IF cardinality(v_ids) = 0 THEN
@@ -338,23 +363,29 @@ REVOKE ALL ON FUNCTION cyclone._limited_queues(timestamp with time zone) FROM PU
 -- also takes another bucket with no room is passed over, not waited on (SPEC 12: no head-of-line blocking).
 -- Such a step can also be held back in this very claim by its other bucket, which an earlier candidate
 -- fills (only _admit knows), so a queue is read past its room by as many steps as took more than one
--- bucket, while it has more, up to p_limit: a held-back step never keeps a claimable step behind it out of
--- the batch (found by the state machine test over the SQL API, tests/test_state_machine.py).
+-- bucket, while it has more, up to p_limit (found by the state machine test over the SQL API,
+-- tests/test_state_machine.py). Past p_limit, claim takes another round when _admit held candidates back
+-- and the claim is short: p_read, the candidates of its earlier rounds, are not read again. So a held-back
+-- step never keeps a claimable step behind it out of the batch.
 -- A bucket this claim may fill with steps left in its queue is marked held back too: held_back makes the
 -- next slot given back wake idle workers (_release_slots, 35_limits.sql). The mark is written with SKIP
 -- LOCKED: where another claim or a release holds the bucket row, it is left to them.
 -- Returns the locked ids, queue by queue; _admit decides which are claimed.
+-- p_read came in 0.26.0: the function with four arguments is dropped.
+DROP FUNCTION IF EXISTS cyclone._limited_candidates(timestamp with time zone,text[],text[],integer);
 CREATE OR REPLACE FUNCTION cyclone._limited_candidates(
     p_now timestamp with time zone,
     p_handlers text[],
     p_workflows text[],
-    p_limit integer)
+    p_limit integer,
+    p_read bigint[])
 RETURNS bigint[]
 LANGUAGE plpgsql
 AS $$
 DECLARE
     v_queue record;
     v_ids bigint[] := '{}'::bigint[];
+    v_seen bigint[] := p_read;  -- the candidates of claim's earlier rounds, and this round's
     v_full bigint[] := '{}'::bigint[];
     v_before int;
     v_take int;
@@ -378,7 +409,7 @@ BEGIN
                       FROM (SELECT s.id, s.buckets
                               FROM ONLY cyclone_steps s
                              WHERE s.queue_bucket = v_queue.bucket AND s.state = 'available' AND s.scheduled_at <= p_now
-                               AND NOT (s.id = ANY (v_ids))
+                               AND NOT (s.id = ANY (v_seen))
                                AND (p_handlers IS NULL OR s.handler = ANY (p_handlers))
                                -- A scalar subquery, not EXISTS: a semi-join's generic plan drove
                                -- from cyclone_runs and sorted the whole queue (13 ms for 10,000).
@@ -391,6 +422,7 @@ BEGIN
                              LIMIT v_take
                                FOR UPDATE OF s SKIP LOCKED) s) c;
             v_ids := v_ids || v_new;
+            v_seen := v_seen || v_new;
             -- A step taking another bucket may yet be held back by it in this
             -- claim: read as many more, while the queue has them.
             EXIT WHEN v_multi = 0 OR v_got < v_take OR cardinality(v_ids) - v_before >= p_limit;
@@ -413,7 +445,7 @@ BEGIN
     RETURN v_ids;
 END
 $$;
-REVOKE ALL ON FUNCTION cyclone._limited_candidates(timestamp with time zone,text[],text[],integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION cyclone._limited_candidates(timestamp with time zone,text[],text[],integer,bigint[]) FROM PUBLIC;
 
 -- _admit: chooses which of claim's locked candidates (queue 0's steps and _limited_candidates') are
 -- claimed, and takes the room they use. The candidates' columns are read once, into rows of the type

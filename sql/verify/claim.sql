@@ -51,4 +51,7 @@ SELECT 1 / (pg_get_functiondef('cyclone.claim(text, text[], int, interval, text[
             ~ 'WHILE v_held AND cardinality\(v_ids\) < p_limit LOOP')::int;
 SELECT 1 / (SELECT count(*) = 1 FROM pg_proc WHERE proname = '_limited_candidates'
                 AND pronamespace = 'cyclone'::regnamespace)::int;
+-- 0.29.0: claim's rows are put in claim order by the position each carries, not by array_position.
+SELECT 1 / (pg_get_functiondef('cyclone.claim(text, text[], int, interval, text[])'::regprocedure)
+            ~ 'ORDER BY c.ord')::int;
 ROLLBACK;

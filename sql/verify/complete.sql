@@ -19,4 +19,7 @@ SELECT 1 / (pg_get_functiondef('cyclone.complete_many(text,bigint[],bigint[],jso
 -- Issue 32: only a batch with a step of a workflow of one node asks _complete_solo_runs.
 SELECT 1 / (pg_get_functiondef('cyclone.complete_many(text,bigint[],bigint[],jsonb[])'::regprocedure)
             ~ 'jsonb_array_length\(w.definition -> ''nodes''\) = 1')::int;
+-- 0.29.0: a batch accepted whole is answered without = ANY of the accepted ids for each step.
+SELECT 1 / (pg_get_functiondef('cyclone.complete_many(text,bigint[],bigint[],jsonb[])'::regprocedure)
+            ~ 'cardinality\(v_done\) \+ cardinality\(v_solo\) = cardinality\(p_step_ids\)')::int;
 ROLLBACK;
