@@ -516,6 +516,29 @@ def test_finished_steps_are_not_kept_alive_by_their_timers(
     assert timers is not None and len(timers) <= 2 * Timers.COMPACT_MIN + 1  # 2400 entries were pushed
 
 
+def test_a_step_that_ends_before_the_first_heartbeat_pass_never_reaches_the_timer_heap(
+    dsn: str, client: Client, workers: list[Worker], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A step's first heartbeat goes on the heap at a pass FIRST_HEARTBEAT_PASS after its claim, one pass
+    # for a claim's steps: a short step ends before it, and costs no entry (before: one a step).
+    pushed: list[float] = []
+    call_at = Timers.call_at
+
+    def counted(self: Timers, due: float, fn: Any) -> Any:
+        pushed.append(due)
+        return call_at(self, due, fn)
+
+    monkeypatch.setattr(Timers, "call_at", counted)
+    wf = Workflow("quick")
+
+    @wf.step()
+    def noop(ctx: StepContext) -> Any:
+        return None
+
+    run_to_completion(workers, wf, dsn, client, [{}] * 400, concurrency=4, lease_ttl=60)
+    assert len(pushed) < 40  # the passes (at most one a claim, one a 0.1 s): not one entry a step
+
+
 def test_a_cancelled_timer_never_fires_and_the_heap_is_compacted() -> None:
     timers = Timers()
     timers.start()
