@@ -18,8 +18,11 @@ SELECT count(*) FROM (SELECT cyclone.submit('one', '{}', NULL, NULL, cyclone.now
 SELECT cyclone.tick() IS NOT NULL AS ticked \gset
 SELECT pg_stat_get_xact_blocks_fetched('cyclone.cyclone_steps_claimable'::regclass) AS b1 \gset
 SELECT is((SELECT count(*)::int FROM cyclone.claim('w1', NULL, 10)), 0, 'nothing is due');
+-- At most 12: the 5,000 entries fill some 25 leaf pages, which a scan that read them would fetch twice; a
+-- few pages more or less than the empty claim come from what earlier files left in the index (4 was
+-- exceeded once in four runs of a group of files).
 SELECT cmp_ok(pg_stat_get_xact_blocks_fetched('cyclone.cyclone_steps_claimable'::regclass) - :b1 - :empty,
-              '<=', 4::bigint,
+              '<=', 12::bigint,
               'the 5,000 later steps add a few pages of the claim index to the claim, not their entries');
 
 SELECT * FROM finish();
