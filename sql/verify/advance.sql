@@ -19,6 +19,9 @@ SELECT 1 / (pg_get_functiondef('cyclone._finish_runs(uuid[])'::regprocedure) ~ '
 SELECT 1 / (pg_get_functiondef('cyclone._complete_solo_runs(text,bigint[],bigint[],jsonb[],timestamptz)'::regprocedure) ~ 'DELETE FROM ONLY cyclone_runs')::int;
 -- Issue 32: only its inserts into the day's tables are dynamic; the deletes are planned once a session.
 SELECT 1 / (pg_get_functiondef('cyclone._complete_solo_runs(text,bigint[],bigint[],jsonb[],timestamptz)'::regprocedure) ~ 'FROM unnest\(\$1\) g')::int;
--- Issue 32: the runs' insert joins two small arrays (run ids, outputs), not the deleted steps' rows.
-SELECT 1 / (pg_get_functiondef('cyclone._complete_solo_runs(text,bigint[],bigint[],jsonb[],timestamptz)'::regprocedure) ~ 'v_run_outputs')::int;
+-- Issue 32: the runs' insert joins small arrays (run ids, their steps and nodes; outputs), not the deleted steps' rows.
+SELECT 1 / (pg_get_functiondef('cyclone._complete_solo_runs(text,bigint[],bigint[],jsonb[],timestamptz)'::regprocedure) ~ 'v_run_steps')::int;
+-- 0.30.0: _complete_solo_runs checks generations by a hashed subplan and finds outputs by joins, not array_position.
+SELECT 1 / (pg_get_functiondef('cyclone._complete_solo_runs(text,bigint[],bigint[],jsonb[],timestamptz)'::regprocedure)
+            !~ 'array_position')::int;
 ROLLBACK;
