@@ -74,6 +74,7 @@ import traceback
 import uuid
 from collections.abc import Callable, Collection, Sequence
 from datetime import timedelta
+from functools import partial
 from types import FrameType
 from typing import Any
 from uuid import UUID
@@ -757,13 +758,11 @@ class Worker:
 
     def _start_steps(self, shard: Shard, claimed: Sequence[ClaimedStep], reserved: int) -> None:
         """Start what one claim leased (a loop's or a listener's)."""
-        if claimed and self.metrics is not None:
-            self.metrics.claimed.inc(len(claimed))
-        if claimed:  # once a claim, not once a step: the answer reads the environment
-            self._traced = tracing.recording()
-        for step in claimed:
-            self._start_step(shard, step)
         if claimed:
+            if self.metrics is not None:
+                self.metrics.claimed.inc(len(claimed))
+            self._traced = tracing.recording()  # once a claim, not once a step: the answer reads the environment
+            self._start_batch(shard, claimed)
             self._pass_soon(shard)
         with self._lock:
             shard.reserved -= reserved
@@ -863,33 +862,48 @@ class Worker:
 
     # -- one step ---------------------------------------------------------
 
-    def _start_step(self, shard: Shard, step: ClaimedStep) -> None:
-        timers = shard.timers
-        assert self._handler_pool is not None and timers is not None
-        ctx = make_context(step, self.name, shard.progress.sink(step))
-        active = Active(
-            step=step, ctx=ctx, started=time.monotonic(), is_async=(step.workflow, step.handler) in self._async,
-            source=shard.index, traced=self._traced,
-        )
-        with self._lock:
-            self._active[(shard.index, *step.execution)] = active
-            self._by_run.setdefault((shard.index, step.run_id), set()).add(step.execution)
-            self._running_handlers += 1
-            shard.held += 1
-        if logger.isEnabledFor(logging.DEBUG):
-            logger.debug("step claimed", extra=self._log_extra(step, shard))
+    def _start_batch(self, shard: Shard, steps: Sequence[ClaimedStep]) -> None:
+        """Start the steps of one claim, on the thread that claimed them: the
+        claim loop's, whose next claim waits for this. So the work a step is
+        done once for the batch where it can be: one clock reading (the
+        steps of a claim start together), one hold of the worker's lock to
+        register them all, one extend of the first-heartbeat queue."""
+        timers, pool = shard.timers, self._handler_pool
+        assert pool is not None and timers is not None
+        started = time.monotonic()
         third = self.lease_ttl / 3
-        active.heartbeat_due = active.started + third * (1.0 - random.random())
-        shard.unscheduled.append(active)  # its heartbeat's timer: at the next pass (_first_heartbeats)
-        if step.timeout is not None:
-            active.timeout = timers.call_at(
-                active.started + step.timeout.total_seconds(), lambda: self._time_out(active)
-            )
-        try:
-            self._handler_pool.submit(active, shard.index)
-        except RuntimeError:  # pool shut down under us: leave the step to its lease
-            self._handler_finished(active)
-            self._finish(active)
+        sink, name, index, traced, async_handlers = (shard.progress.sink, self.name, shard.index, self._traced,
+                                                   self._async)
+        uniform = random.random
+        batch = [
+            Active(step=step, ctx=make_context(step, name, sink(step)), started=started,
+                   is_async=(step.workflow, step.handler) in async_handlers, source=index, traced=traced,
+                   heartbeat_due=started + third * (1.0 - uniform()))
+            for step in steps
+        ]
+        with self._lock:
+            by_execution, by_run = self._active, self._by_run
+            for active in batch:
+                step = active.step
+                execution = (step.step_id, step.lease_generation)
+                by_execution[(index, *execution)] = active
+                by_run.setdefault((index, step.run_id), set()).add(execution)
+            self._running_handlers += len(batch)
+            shard.held += len(batch)
+        if logger.isEnabledFor(logging.DEBUG):
+            for active in batch:
+                logger.debug("step claimed", extra=self._log_extra(active.step, shard))
+        shard.unscheduled.extend(batch)  # their heartbeats' timers: at the next pass (_first_heartbeats)
+        for active in batch:
+            if active.step.timeout is not None:
+                active.timeout = timers.call_at(
+                    started + active.step.timeout.total_seconds(), partial(self._time_out, active)
+                )
+            try:
+                pool.submit(active, index)
+            except RuntimeError:  # pool shut down under us: leave the step to its lease
+                self._handler_finished(active)
+                self._finish(active)
 
     def _run_step(self, active: Active) -> None:
         """Run a plain handler in this handler thread."""

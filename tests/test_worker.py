@@ -697,9 +697,9 @@ def test_the_listener_and_the_main_loop_never_lease_more_than_capacity(
     most = 0
 
     class Counting(Worker):
-        def _start_step(self, shard: Any, step: Any) -> None:
+        def _start_batch(self, shard: Any, steps: Any) -> None:
             nonlocal most
-            super()._start_step(shard, step)
+            super()._start_batch(shard, steps)
             most = max(most, self.in_flight)
 
     start(workers, wf, dsn, cls=Counting, concurrency=2, prefetch=0, poll_interval=0.01)

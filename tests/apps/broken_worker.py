@@ -25,12 +25,12 @@ def _nothing(*args: Any, **kwargs: Any) -> None:
     return None
 
 
-def _no_deps(self: Worker, shard: Any, step: Any) -> None:
-    _start_step(self, shard, dataclasses.replace(step, deps={}))
+def _no_deps(self: Worker, shard: Any, steps: Any) -> None:
+    _start_batch(self, shard, [dataclasses.replace(step, deps={}) for step in steps])
 
 
-def _no_item(self: Worker, shard: Any, step: Any) -> None:
-    _start_step(self, shard, dataclasses.replace(step, item=None, item_index=None))
+def _no_item(self: Worker, shard: Any, steps: Any) -> None:
+    _start_batch(self, shard, [dataclasses.replace(step, item=None, item_index=None) for step in steps])
 
 
 def _keep_running(self: Worker, active: Any, reason: str, shard: Any) -> None:
@@ -48,7 +48,7 @@ def _exit_on_refusal(self: Client, *args: Any, **kwargs: Any) -> Any:
     return results
 
 
-_start_step = Worker._start_step
+_start_batch = Worker._start_batch
 _complete_many = Client.complete_many
 #: The worker's own retry delay, None: the engine's backoff.
 BACKOFF: Callable[[int], timedelta] | None = None
@@ -65,7 +65,7 @@ DEFECTS: dict[str, Callable[[], None]] = {
     # registry: never registers
     "no_registry": _patch((Worker, "_announce", _nothing)),
     # results, signal: hands handlers no dependency outputs
-    "no_deps": _patch((Worker, "_start_step", _no_deps)),
+    "no_deps": _patch((Worker, "_start_batch", _no_deps)),
     # retries: retries at once, ignoring the engine's backoff
     "no_backoff": _patch((sys.modules[__name__], "BACKOFF", lambda attempt: timedelta(0))),
     # permanent: reports a permanent failure as an ordinary error
@@ -83,7 +83,7 @@ DEFECTS: dict[str, Callable[[], None]] = {
     # sigterm: leaves the steps it abandons to their leases
     "no_release": _patch((Worker, "_release", lambda self, dropped: 0)),
     # map: hands a map's items no item (nor their index)
-    "no_item": _patch((Worker, "_start_step", _no_item)),
+    "no_item": _patch((Worker, "_start_batch", _no_item)),
     # snooze: reports a snooze as an ordinary error
     "no_snooze": _patch((errors, "Snooze", type("NotSnooze", (Exception,), {"__init__": lambda self, d: None}))),
 }
