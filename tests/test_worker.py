@@ -16,6 +16,7 @@ import pytest
 from helpers import FAST, expire_and_reclaim, start, step_of, terminal, wait_for
 
 from cyclone_py import App, Permanent, Worker, Workflow, errors
+from cyclone_py import worker as worker_module
 from cyclone_py.client import Client
 from cyclone_py.context import StepContext
 from cyclone_py.runtime import Active, HandlerPool, Timers
@@ -477,8 +478,30 @@ def test_adaptive_prefetch_claims_big_batches_for_short_handlers(
         return None
 
     _, ids = run_to_completion(workers, wf, dsn, client, [{}] * 600, concurrency=2)  # prefetch not given: adaptive
-    # A fixed buffer of `concurrency` would cap a claim at 2 + 2 steps, the cap of 0.25.0 (10 x) at 2 + 20.
-    assert _largest_claim(conn, ids) > 2 + 10 * 2
+    # A fixed buffer of `concurrency` would cap a claim at 2 + 2 steps, the cap of 0.30.0 (20 x) at 2 + 40.
+    assert _largest_claim(conn, ids) > 2 + 20 * 2
+
+
+def test_the_adaptive_prefetch_lies_between_concurrency_and_its_caps() -> None:
+    # concurrency x claim time / handler time, at least concurrency, at most PREFETCH_CAP x concurrency and
+    # max_batch (python.md).
+    wf = Workflow("bounds")
+
+    @wf.step()
+    def noop(ctx: StepContext) -> Any:
+        return None
+
+    w = Worker(wf, "dbname=never_opened", concurrency=4)
+    shard = w._shards[0]
+    assert w._prefetch_now(shard) == 4  # nothing measured yet
+    shard.claim_s, shard.handler_s = 0.005, 1.0  # slow handlers
+    assert w._prefetch_now(shard) == 4
+    shard.claim_s, shard.handler_s = 0.005, 0.001
+    assert w._prefetch_now(shard) == 20
+    shard.claim_s, shard.handler_s = 0.005, 1e-6  # no-op handlers
+    assert w._prefetch_now(shard) == worker_module.PREFETCH_CAP * 4 == 200
+    w.max_batch = 150
+    assert w._prefetch_now(shard) == 150
 
 
 def test_adaptive_prefetch_stays_at_concurrency_for_slow_handlers(
