@@ -412,7 +412,6 @@ class Active:
 
     step: ClaimedStep
     ctx: StepContext
-    started: float
     is_async: bool = False  # an async def handler: run on the event loop
     source: int = 0  # which of the worker's databases it came from (Worker.dsns)
     traced: bool = False  # tracing.recording() when it was claimed: its execution gets a span

@@ -766,7 +766,6 @@ class Worker:
                 self.metrics.claimed.inc(len(claimed))
             self._traced = tracing.recording()  # once a claim, not once a step: the answer reads the environment
             self._start_batch(shard, claimed)
-            self._pass_soon(shard)
         with self._lock:
             shard.reserved -= reserved
 
@@ -880,7 +879,7 @@ class Worker:
                                                    self._async)
         uniform = random.random
         batch = [
-            Active(step=step, ctx=make_context(step, name, sink(step)), started=started,
+            Active(step=step, ctx=make_context(step, name, sink(step)),
                    is_async=(step.workflow, step.handler) in async_handlers, source=index, traced=traced,
                    heartbeat_due=started + third * (1.0 - uniform()))
             for step in steps
@@ -889,15 +888,15 @@ class Worker:
             by_execution, by_run = self._active, self._by_run
             for active in batch:
                 step = active.step
-                execution = (step.step_id, step.lease_generation)
-                by_execution[(index, *execution)] = active
-                by_run.setdefault((index, step.run_id), set()).add(execution)
+                by_execution[(index, *step.execution)] = active
+                by_run.setdefault((index, step.run_id), set()).add(step.execution)
             self._running_handlers += len(batch)
             shard.held += len(batch)
         if logger.isEnabledFor(logging.DEBUG):
             for active in batch:
                 logger.debug("step claimed", extra=self._log_extra(active.step, shard))
         shard.unscheduled.extend(batch)  # their heartbeats' timers: at the next pass (_first_heartbeats)
+        self._pass_soon(shard)
         for active in batch:
             if active.step.timeout is not None:
                 active.timeout = timers.call_at(
