@@ -201,6 +201,16 @@ def proc_cpu_s(pid: int) -> float | None:
     return (int(fields[11]) + int(fields[12])) / _CLK_TCK
 
 
+def backend_cpu_s(pid: int) -> float | None:
+    """The CPU time of a process on this machine, in seconds, from the
+    scheduler's nanosecond clock (``/proc/<pid>/schedstat``; the 10 ms ticks of
+    ``/proc/<pid>/stat`` where it is missing); None if gone."""
+    try:
+        return int(Path(f"/proc/{pid}/schedstat").read_text().split()[0]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return proc_cpu_s(pid)
+
+
 class CpuSampler:
     """CPU seconds used by one client process and by the server backends of one
     database, sampled from /proc while they run.

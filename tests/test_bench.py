@@ -71,6 +71,10 @@ def test_the_release_comparison_runs_both_sides() -> None:
     assert (summary["A"], summary["B"]) == ("HEAD", "working tree")
     for key in ("submit_runs_s", "submit_many_runs_s", "drain_steps_s"):
         assert summary[key]["A_median"] > 0 and summary[key]["B_median"] > 0, key
+    # The runs a drain leaves live are archived and their CPU counted (one round: the medians are its values).
+    for side in ("A_median", "B_median"):
+        assert summary["runs_live_after_drain"][side] >= 0
+        assert summary["server_cpu_ms_per_step_with_archive"][side] >= summary["server_cpu_ms_per_step"][side] > 0
 
 
 def test_the_metrics_cost_comparison_runs_both_sides() -> None:
