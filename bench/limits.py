@@ -1,10 +1,14 @@
-"""``python -m bench.limits [--quick | --smoke]``: what limits (SPEC 12) cost.
+"""``python -m bench.limits [--quick | --smoke] [--only held_back,buckets,drain]``: what limits (SPEC 12) cost.
 
 1. held_back  claim latency (claim 1, then complete it, client round trip) with
               100,000 available steps held back by a saturated limit ahead of
               the claimable ones in claim order, vs the same claims with no
               held-back step. Target: at most 2x.
-2. drain      10,000 single-step runs drained by one worker process
+2. buckets    claim latency (claim 1 or 10, then complete them) under a keyed
+              limit with 100,000 buckets, a step waiting in each, vs the same
+              backlog in 10 buckets (issue 32: claim cost with 100,000 buckets
+              of a keyed limit within 1.2x of the small case).
+3. drain      10,000 single-step runs drained by one worker process
               (concurrency 10): no limit (the baseline, same run), a
               non-binding limit (concurrency 1,000; target: at least 0.8x), and
               a per-key limit (100 keys, concurrency 2 each); --rounds rounds
@@ -74,6 +78,38 @@ def held_back(dbs: harness.Databases, held: int, free: int, samples: int) -> dic
     return out
 
 
+def buckets(dbs: harness.Databases, many: int, samples: int) -> dict[str, Any]:
+    """Claims under one keyed limit (concurrency 5 a bucket) with ``many`` steps waiting, in ``many``
+    buckets (one each) and in 10 (the small case)."""
+    out: dict[str, Any] = {"steps": many, "samples": samples}
+    definition = {"nodes": [{"name": "noop", "limits": [{"name": "tenant", "key": "t"}]}]}
+    for side, keys in (("few", 10), ("many", many)):
+        dsn = dbs.fresh(f"buckets_{side}")
+        try:
+            harness.define_workflows(dsn)
+            with harness.connect(dsn) as c:
+                c.execute("SELECT cyclone.define_limit('tenant', 5)")
+                c.execute("SELECT cyclone.define_workflow('bench_noop', %s)", (Jsonb(definition),))
+                for start in range(0, many, 10_000):
+                    c.execute("SELECT count(*) FROM cyclone.submit_many('bench_noop', %s)",
+                              ([Jsonb({"n": i, "t": f"t{i % keys}"}) for i in range(start, min(many, start + 10_000))],))
+                c.execute("VACUUM ANALYZE cyclone.cyclone_runs")
+                c.execute("VACUUM ANALYZE cyclone.cyclone_steps")
+                c.execute("VACUUM ANALYZE cyclone.cyclone_buckets")
+                _claim_latencies(c, 20)  # warm the plan caches
+                one, _ = _claim_latencies(c, samples)
+                ten, _ = _claim_latencies(c, max(1, samples // 10), limit=10)
+            out[f"claim_ms_{side}"] = round(statistics.median(one), 3)
+            out[f"claim10_ms_{side}"] = round(statistics.median(ten), 3)
+        finally:
+            dbs.drop(dsn)
+    out["ratio"] = round(out["claim_ms_many"] / out["claim_ms_few"], 3)
+    out["claim10_ratio"] = round(out["claim10_ms_many"] / out["claim10_ms_few"], 3)
+    logger.info("buckets: claim(1) %.3f ms in %d buckets vs %.3f ms in 10: %.2fx; claim(10) %.2fx",
+                out["claim_ms_many"], many, out["claim_ms_few"], out["ratio"], out["claim10_ratio"])
+    return out
+
+
 def _drain_once(dbs: harness.Databases, case: str, runs: int, timeout: float) -> float:
     limit_sql, make_input = _DRAIN_CASES[case]
     dsn = dbs.fresh(f"ldrain_{case}")
@@ -126,13 +162,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.limits", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes")
     parser.add_argument("--smoke", action="store_true", help="tiny sizes (the numbers mean nothing)")
-    parser.add_argument("--only", default="held_back,drain")
+    parser.add_argument("--only", default="held_back,buckets,drain")
     parser.add_argument("--rounds", type=int, default=None, help="drain rounds (default 3; 1 with --smoke)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s bench: %(message)s", datefmt="%H:%M:%S")
-    held, free, samples, runs = ((200, 200, 50, 300) if args.smoke else
-                                 (100_000, 2_000, 300, 3_000) if args.quick else
-                                 (100_000, 5_000, 1_000, 10_000))
+    held, free, samples, runs, many = ((200, 200, 50, 300, 200) if args.smoke else
+                                       (100_000, 2_000, 300, 3_000, 10_000) if args.quick else
+                                       (100_000, 5_000, 1_000, 10_000, 100_000))
     cluster = db.embedded()
     cluster.start()
     dbs = harness.Databases(cluster)
@@ -143,6 +179,8 @@ def main(argv: list[str] | None = None) -> int:
         only = args.only.split(",")
         if "held_back" in only:
             results["held_back"] = held_back(dbs, held, free, samples)
+        if "buckets" in only:
+            results["buckets"] = buckets(dbs, many, min(samples, many // 4))
         if "drain" in only:
             rounds = args.rounds or (1 if args.smoke else 3)
             results["drain"] = drain(dbs, runs, timeout=600, rounds=rounds)

@@ -15,8 +15,8 @@ import psycopg
 KEYS = (
     "drain_steps_s", "raw_jobs_s", "drain_ratio_vs_raw", "dag_steps_s", "dag_ratio",
     "latency_p50_ms", "latency_p95_ms", "latency_p99_ms", "sql_tps", "pgbench_tps",
-    "sql_ratio_vs_pgbench", "claim_ms_10k", "claim_ms_1m", "claim_1m_vs_10k", "size_ratio_after_prune",
-    "tick_ms_dead_letters", "tick_ms_no_schedules", "tick_ms_1000_schedules", "tick_1000_schedules_vs_none",
+    "sql_ratio_vs_pgbench", "claim_ms_10k", "claim_ms_1m", "claim_1m_vs_10k", "claim_filter_vs_unfiltered",
+    "size_ratio_after_prune", "tick_ms_dead_letters", "tick_ms_no_schedules", "tick_ms_1000_schedules", "tick_1000_schedules_vs_none",
     "metrics_ms", "metrics_history_ratio", "metrics_dead_letters_ratio",
     "submit_runs_s", "submit_ratio_vs_raw", "submit_many_runs_s", "submit_many_ratio_vs_raw",
     "drain_async_steps_s", "drain_async_ratio_vs_raw", "cpu_ms_per_step",
@@ -49,6 +49,7 @@ TARGETS = (
     Target("sql_ratio_vs_pgbench", "sql / pgbench -N", ">= 0.4", lambda v: v >= 0.4),
     Target("cpu_ms_per_step", "CPU a drained step", "<= 0.06 ms", lambda v: v <= 0.06),
     Target("claim_1m_vs_10k", "claim big / small", "<= 1.2", lambda v: v <= 1.2),
+    Target("claim_filter_vs_unfiltered", "claim, workers' filters / none", "<= 1.2", lambda v: v <= 1.2),
     Target("size_ratio_after_prune", "size after prune", "<= 1.2 (within 20%)", lambda v: v <= 1.2),
     Target("tick_ms_1000_schedules", "tick, 1,000 schedules", "<= 20 ms", lambda v: v <= 20),
     Target("metrics_ms", "metrics() scrape", "<= 50 ms", lambda v: v <= 50),

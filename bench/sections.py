@@ -75,6 +75,8 @@ class Config:
     prune_load: int
     dead_letters: int
     drain_timeout: float
+    filter_workflows: int  # workflows of the filtered claims (scale), each with its own handler
+    filter_runs_each: int  # runs of each, submitted in turns so that they interleave in claim order
 
     @classmethod
     def make(cls, quick: bool, smoke: bool = False) -> Config:
@@ -82,16 +84,19 @@ class Config:
             return cls(quick=True, drain_runs=200, dag_runs=20, latency_submits=20, latency_spacing=0.01,
                        sql_seconds=1, sql_prefill_per_second=5_000, pgbench_scale=1,
                        scale_small=1_000, scale_big=3_000, claim_samples=50,
-                       prune_baseline=100, prune_load=500, dead_letters=200, drain_timeout=60)
+                       prune_baseline=100, prune_load=500, dead_letters=200, drain_timeout=60,
+                       filter_workflows=20, filter_runs_each=10)
         if quick:
             return cls(quick=True, drain_runs=2_000, dag_runs=200, latency_submits=200, latency_spacing=0.02,
                        sql_seconds=5, sql_prefill_per_second=5_000, pgbench_scale=1,
                        scale_small=10_000, scale_big=100_000, claim_samples=300,
-                       prune_baseline=1_000, prune_load=10_000, dead_letters=4_000, drain_timeout=120)
+                       prune_baseline=1_000, prune_load=10_000, dead_letters=4_000, drain_timeout=120,
+                       filter_workflows=1_000, filter_runs_each=10)
         return cls(quick=False, drain_runs=10_000, dag_runs=1_000, latency_submits=200, latency_spacing=0.02,
                    sql_seconds=30, sql_prefill_per_second=5_000, pgbench_scale=10,
                    scale_small=10_000, scale_big=1_000_000, claim_samples=1_000,
-                   prune_baseline=10_000, prune_load=100_000, dead_letters=40_000, drain_timeout=600)
+                   prune_baseline=10_000, prune_load=100_000, dead_letters=40_000, drain_timeout=600,
+                   filter_workflows=1_000, filter_runs_each=100)
 
 
 def _submit_many(dsn: str, workflow: str, n: int, batch: int = 1_000) -> float:
@@ -391,19 +396,25 @@ def sql_ceiling(dbs: Databases, cfg: Config) -> dict[str, Any]:
 # -- 5. scale ------------------------------------------------------------------------
 
 
-def _claim_latencies(c: psycopg.Connection[Any], samples: int) -> tuple[list[float], list[float]]:
-    """``samples`` x (claim 1, then complete it): the claim's and the complete's
-    client-side round-trip times in ms."""
+def _claim_latencies(c: psycopg.Connection[Any], samples: int, limit: int = 1,
+                     filters: Callable[[int], tuple[list[str] | None, list[str] | None]] | None = None,
+                     ) -> tuple[list[float], list[float]]:
+    """``samples`` x (claim ``limit``, then complete what it took): the claim's and the completes'
+    client-side round-trip times in ms. ``filters(i)`` gives the i-th claim's handlers and workflows
+    (a worker's filter; none by default)."""
     claim_ms: list[float] = []
     complete_ms: list[float] = []
-    for _ in range(samples):
+    for i in range(samples):
+        handlers, workflows = filters(i) if filters is not None else (None, None)
         t = time.perf_counter()
-        row = c.execute("SELECT step_id, lease_generation FROM cyclone.claim('bench-scale', NULL, 1)").fetchone()
+        rows = c.execute("SELECT step_id, lease_generation FROM cyclone.claim('bench-scale', %s, %s, "
+                         "'30 seconds', %s)", (handlers, limit, workflows)).fetchall()
         claim_ms.append((time.perf_counter() - t) * 1000)
-        if row is None:
+        if not rows:
             raise RuntimeError("scale: nothing left to claim")
         t = time.perf_counter()
-        c.execute("SELECT cyclone.complete(%s, 'bench-scale', %s, '{\"n\": 0}')", (row[0], row[1]))
+        for step_id, generation in rows:
+            c.execute("SELECT cyclone.complete(%s, 'bench-scale', %s, '{\"n\": 0}')", (step_id, generation))
         complete_ms.append((time.perf_counter() - t) * 1000)
     return claim_ms, complete_ms
 
@@ -516,6 +527,48 @@ def scale(dbs: Databases, cfg: Config) -> dict[str, Any]:
             c.execute("SELECT cyclone.tick()")
             details["claim"]["claim_ms_nothing_due_big_future_backlog"] = harness.median_ms(
                 c, "SELECT count(*) FROM cyclone.claim('bench-scale', NULL, 10)", 20)
+    finally:
+        dbs.drop(dsn)
+
+    # Claims of workers that each serve one workflow of many (issue 32), from one backlog in which the
+    # workflows' steps interleave: the claim walks queue 0 in claim order and passes over the other
+    # workflows' steps. Rotating: each claim is another worker's, as when every worker keeps pace; one: a
+    # single worker drains its own workflow, each claim farther down the backlog than the last (a worker
+    # ahead of the others, or the others stopped). Against unfiltered claims of the same backlog.
+    dsn = dbs.fresh("scale_filters")
+    try:
+        n, each = cfg.filter_workflows, cfg.filter_runs_each
+        with harness.connect(dsn) as c:
+            c.execute("SELECT count(cyclone.define_workflow('bench_f' || i, jsonb_build_object('nodes', "
+                      "jsonb_build_array(jsonb_build_object('name', 'a', 'handler', 'bench_h' || i))))) "
+                      "FROM generate_series(1, %s) i", (n,))
+            for _ in range(each):
+                c.execute("SELECT count(cyclone.submit('bench_f' || i, '{}')) FROM generate_series(1, %s) i", (n,))
+            harness.analyze(c, "cyclone.cyclone_runs", "cyclone.cyclone_steps")
+            samples = min(cfg.claim_samples, n * each // 4)
+
+            def rotating(i: int) -> tuple[list[str] | None, list[str] | None]:
+                k = 1 + i * 7919 % (n - 1)  # another workflow each time, all but the last in turn
+                return [f"bench_h{k}"], [f"bench_f{k}"]
+
+            def one(i: int) -> tuple[list[str] | None, list[str] | None]:
+                return [f"bench_h{n}"], [f"bench_f{n}"]
+
+            plain, _ = _claim_latencies(c, samples)
+            turns, _ = _claim_latencies(c, samples, filters=rotating)
+            alone, _ = _claim_latencies(c, min(samples, each // 2), filters=one)
+        filters = {"workflows": n, "runs_each": each,
+                   "claim_ms_unfiltered": round(statistics.median(plain), 3),
+                   "claim_ms_filter_rotating": round(statistics.median(turns), 3),
+                   "claim_ms_filter_one_workflow": round(statistics.median(alone), 3)}
+        filters["rotating_vs_unfiltered"] = round(filters["claim_ms_filter_rotating"] / filters["claim_ms_unfiltered"], 3)
+        filters["one_workflow_vs_unfiltered"] = round(
+            filters["claim_ms_filter_one_workflow"] / filters["claim_ms_unfiltered"], 3)
+        details["claim"]["workflow_filters"] = filters
+        res["claim_filter_vs_unfiltered"] = filters["rotating_vs_unfiltered"]
+        logger.info("scale: claims filtered to one of %d workflows %.3f ms (one worker alone %.3f), unfiltered %.3f",
+                    n, filters["claim_ms_filter_rotating"], filters["claim_ms_filter_one_workflow"],
+                    filters["claim_ms_unfiltered"])
     finally:
         dbs.drop(dsn)
 

@@ -20,8 +20,8 @@ pytestmark = pytest.mark.slow
 KEYS = (
     "drain_steps_s", "raw_jobs_s", "drain_ratio_vs_raw", "dag_steps_s", "dag_ratio",
     "latency_p50_ms", "latency_p95_ms", "latency_p99_ms", "sql_tps", "pgbench_tps",
-    "sql_ratio_vs_pgbench", "claim_ms_10k", "claim_ms_1m", "claim_1m_vs_10k", "size_ratio_after_prune",
-    "tick_ms_no_schedules", "tick_ms_1000_schedules", "tick_1000_schedules_vs_none",
+    "sql_ratio_vs_pgbench", "claim_ms_10k", "claim_ms_1m", "claim_1m_vs_10k", "claim_filter_vs_unfiltered",
+    "size_ratio_after_prune", "tick_ms_no_schedules", "tick_ms_1000_schedules", "tick_1000_schedules_vs_none",
     "metrics_ms", "metrics_history_ratio", "metrics_dead_letters_ratio",
     "submit_runs_s", "submit_ratio_vs_raw", "submit_many_runs_s", "submit_many_ratio_vs_raw",
     "drain_async_steps_s", "drain_async_ratio_vs_raw", "cpu_ms_per_step",
@@ -39,7 +39,7 @@ HISTORY_KEYS = (
 TARGETS = (
     "drain_ratio_vs_raw", "drain_async_ratio_vs_raw", "cpu_ms_per_step", "dag_ratio", "latency_p50_ms",
     "latency_p95_ms", "sql_ratio_vs_pgbench",
-    "claim_1m_vs_10k", "size_ratio_after_prune", "tick_ms_1000_schedules", "metrics_ms",
+    "claim_1m_vs_10k", "claim_filter_vs_unfiltered", "size_ratio_after_prune", "tick_ms_1000_schedules", "metrics_ms",
     "submit_ratio_vs_raw", "submit_many_ratio_vs_raw", "xmin_held_ratio",
 )
 
@@ -134,6 +134,18 @@ def test_the_maps_bench_runs_every_section() -> None:
     assert results["fan_in"]["last_item_complete_ms"] > 0
     assert results["completers"]["map_vs_runs_p95"] > 0
     assert results["chain"]["chain_vs_dag"] > 0
+
+
+def test_the_limits_bench_measures_claims_in_many_keyed_buckets() -> None:
+    """``python -m bench.limits --smoke --only buckets``: claim cost with many buckets of a keyed limit
+    against the same backlog in 10 (issue 32's scale target)."""
+    proc = subprocess.run([sys.executable, "-m", "bench.limits", "--smoke", "--only", "buckets"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    results = json.loads(proc.stdout)["buckets"]
+    assert results["steps"] == 200
+    for key in ("claim_ms_few", "claim_ms_many", "claim10_ms_few", "claim10_ms_many", "ratio", "claim10_ratio"):
+        assert results[key] > 0, key
 
 
 def test_the_coordination_bench_runs_every_section() -> None:

@@ -1,5 +1,5 @@
 -- Deploy cyclone:claim
--- requires: claim@v0.28.0 tables checks clock limits traces fail wakeups history runs dynamic_nodes map_items claim_floor
+-- requires: claim@v0.31.0 tables checks clock limits traces fail wakeups history runs dynamic_nodes map_items claim_floor claim_scale
 -- A complete copy of sql/engine/24_claim.sql, written by scripts/rework.py: read and edit that file, not this one.
 BEGIN;
 
@@ -339,7 +339,7 @@ GRANT EXECUTE ON FUNCTION cyclone.claim(text,text[],integer,interval,text[]) TO 
 -- _limited_queues: the limited buckets that have available steps, each with its room now (_bucket_room,
 -- 35_limits.sql: an estimate read without locks; _admit decides). The buckets are found by a skip scan of
 -- the claim index (a recursive query, one descent per bucket), so a full bucket costs one descent whatever
--- its backlog. Used by _limited_candidates (claim) and _claimable_exists (tick).
+-- its backlog. Used by _limited_candidates (claim) when the limited steps waiting have several priorities.
 CREATE OR REPLACE FUNCTION cyclone._limited_queues(p_now timestamp with time zone)
 RETURNS TABLE(bucket bigint, room integer)
 LANGUAGE plpgsql
@@ -361,20 +361,34 @@ END
 $$;
 REVOKE ALL ON FUNCTION cyclone._limited_queues(timestamp with time zone) FROM PUBLIC;
 
--- _limited_candidates: claim's candidates from the limited queues. For each queue with available steps, in
--- bucket order: a bucket with no room is skipped whole (its steps are never read) and marked held back;
--- from the others, the first due steps in claim order that pass claim's filters (handler, workflow, run
--- running) are locked FOR UPDATE SKIP LOCKED, up to the least of the bucket's room and p_limit. A step that
--- also takes another bucket with no room is passed over, not waited on (SPEC 12: no head-of-line blocking).
--- Such a step can also be held back in this very claim by its other bucket, which an earlier candidate
--- fills (only _admit knows), so a queue is read past its room by as many steps as took more than one
--- bucket, while it has more, up to p_limit (found by the state machine test over the SQL API,
--- tests/test_state_machine.py). Past p_limit, claim takes another round when _admit held candidates back
--- and the claim is short: p_read, the candidates of its earlier rounds, are not read again. So a held-back
--- step never keeps a claimable step behind it out of the batch.
+-- _limited_candidates: claim's candidates from the limited queues. For each queue with available steps: a
+-- bucket with no room is skipped whole (its steps are never read) and marked held back; from the others, the
+-- first due steps in claim order that pass claim's filters (handler, workflow, run running) are locked FOR
+-- UPDATE SKIP LOCKED, up to the least of the bucket's room and p_limit. A step that also takes another bucket
+-- with no room is passed over, not waited on (SPEC 12: no head-of-line blocking). Such a step can also be
+-- held back in this very claim by its other bucket, which an earlier candidate fills (only _admit knows), so
+-- a queue is read past its room by as many steps as took more than one bucket, while it has more, up to
+-- p_limit (found by the state machine test over the SQL API, tests/test_state_machine.py). Past p_limit,
+-- claim takes another round when _admit held candidates back and the claim is short: p_read, the candidates
+-- of its earlier rounds, are not read again. So a held-back step never keeps a claimable step behind it out
+-- of the batch.
+-- Which queues it reads (issue 32, claim at scale). Every queue, in bucket order, was the rule until 0.32.0:
+-- with 1,000 keyed buckets waiting a claim(1) took 290 ms, with 10,000 14 s, and with 100,000 it did not
+-- end (each queue's room taken in _admit, and the ids read so far scanned for each row read). Now, when
+-- every limited step waiting has one priority (min = max over cyclone_steps_limited_priority, two
+-- descents), the order _admit serves them in is known before they are read: one priority, then turns of
+-- one step a fairness group, groups least recently served first. So the queues of the buckets '' (a limit
+-- without a key, or a missing key value: their steps may be in the group of steps with no keyed limit) are
+-- read first, all of them, and then the keyed buckets in the round-robin's order (cyclone_buckets_served),
+-- each a queue of its own fairness group, until p_limit of them gave a candidate: any step of a queue past
+-- them comes after p_limit candidates in claim order. A bucket with no step waiting costs one descent of the
+-- claim index. With several priorities waiting, a later queue may hold a step of a better one: every queue
+-- is read, as before.
 -- A bucket this claim may fill with steps left in its queue is marked held back too: held_back makes the
 -- next slot given back wake idle workers (_release_slots, 35_limits.sql). The mark is written with SKIP
--- LOCKED: where another claim or a release holds the bucket row, it is left to them.
+-- LOCKED: where another claim or a release holds the bucket row, it is left to them. A walk that stopped
+-- early marks only the buckets it read; it stopped because it found as many steps as it asked for, so its
+-- worker claims again at once, and a claim that comes back short has read every queue.
 -- Returns the locked ids, queue by queue; _admit decides which are claimed.
 -- p_read came in 0.26.0: the function with four arguments is dropped.
 DROP FUNCTION IF EXISTS cyclone._limited_candidates(timestamp with time zone,text[],text[],integer);
@@ -388,23 +402,52 @@ RETURNS bigint[]
 LANGUAGE plpgsql
 AS $$
 DECLARE
-    v_queue record;
+    v_queues refcursor;
+    v_bucket bigint;
+    v_keyed boolean;  -- a keyed bucket of the walk: its own fairness group
+    v_room int;       -- NULL from the walk until the queue is known to have a step waiting
+    v_walk boolean;   -- one priority waits: the walk in serve order, which may stop early
+    v_served int := 0;  -- keyed queues of the walk that gave a candidate
     v_ids bigint[] := '{}'::bigint[];
-    v_seen bigint[] := p_read;  -- the candidates of claim's earlier rounds, and this round's
+    v_here bigint[];  -- this queue's candidates so far (a step is in one queue only)
     v_full bigint[] := '{}'::bigint[];
     v_before int;
     v_take int;
     v_new bigint[];
+    v_id bigint;
     v_multi int;
     v_got int;
 BEGIN
-    FOR v_queue IN SELECT q.bucket, q.room FROM cyclone._limited_queues(p_now) q LOOP
-        IF v_queue.room = 0 THEN
-            v_full := v_full || v_queue.bucket;
+    SELECT min(s.priority) = max(s.priority) INTO v_walk
+      FROM ONLY cyclone_steps s WHERE s.state = 'available' AND s.queue_bucket > 0;
+    IF v_walk THEN
+        OPEN v_queues FOR
+            -- A probe of bucket_unique for each limit (LIMIT 1 keeps it one): as a join, the plan
+            -- read the whole index for bucket = '' (842 pages with 100,000 buckets).
+            (SELECT b.id, false, NULL::int FROM cyclone_limits l
+              CROSS JOIN LATERAL (SELECT b.id FROM cyclone_buckets b
+                                   WHERE b.limit_name = l.name AND b.bucket = '' LIMIT 1) b)
+            UNION ALL
+            (SELECT b.id, true, NULL::int FROM cyclone_buckets b WHERE b.bucket <> ''
+              ORDER BY b.served NULLS FIRST, b.id);
+    ELSE
+        OPEN v_queues FOR SELECT q.bucket, false, q.room FROM cyclone._limited_queues(p_now) q;
+    END IF;
+    LOOP
+        FETCH v_queues INTO v_bucket, v_keyed, v_room;
+        EXIT WHEN NOT FOUND;
+        IF v_room IS NULL THEN
+            PERFORM 1 FROM ONLY cyclone_steps s WHERE s.queue_bucket = v_bucket AND s.state = 'available' LIMIT 1;
+            CONTINUE WHEN NOT FOUND;
+            v_room := cyclone._bucket_room(v_bucket, p_now);
+        END IF;
+        IF v_room = 0 THEN
+            v_full := v_full || v_bucket;
             CONTINUE;
         END IF;
         v_before := cardinality(v_ids);
-        v_take := least(p_limit, v_queue.room);
+        v_here := '{}';
+        v_take := least(p_limit, v_room);
         LOOP
             SELECT coalesce(array_agg(c.id ORDER BY c.ord), '{}'::bigint[]), count(*) FILTER (WHERE c.multi)::int,
                    count(*)::int
@@ -413,8 +456,8 @@ BEGIN
                            row_number() OVER () AS ord
                       FROM (SELECT s.id, s.buckets
                               FROM ONLY cyclone_steps s
-                             WHERE s.queue_bucket = v_queue.bucket AND s.state = 'available' AND s.scheduled_at <= p_now
-                               AND NOT (s.id = ANY (v_seen))
+                             WHERE s.queue_bucket = v_bucket AND s.state = 'available' AND s.scheduled_at <= p_now
+                               AND NOT (s.id = ANY (v_here)) AND NOT (s.id = ANY (p_read))
                                AND (p_handlers IS NULL OR s.handler = ANY (p_handlers))
                                -- A scalar subquery, not EXISTS: a semi-join's generic plan drove
                                -- from cyclone_runs and sorted the whole queue (13 ms for 10,000).
@@ -422,12 +465,16 @@ BEGIN
                                       FROM ONLY cyclone_runs r WHERE r.id = s.run_id)
                                AND (cardinality(s.buckets) = 1
                                     OR NOT EXISTS (SELECT 1 FROM unnest(s.buckets) b(id)
-                                                    WHERE b.id <> v_queue.bucket AND cyclone._bucket_room(b.id, p_now) = 0))
+                                                    WHERE b.id <> v_bucket AND cyclone._bucket_room(b.id, p_now) = 0))
                              ORDER BY s.priority, s.scheduled_at, s.id
                              LIMIT v_take
                                FOR UPDATE OF s SKIP LOCKED) s) c;
-            v_ids := v_ids || v_new;
-            v_seen := v_seen || v_new;
+            -- One element at a time: PL/pgSQL appends a scalar in place, where
+            -- array || array copies the whole array (quadratic over 100,000 queues).
+            FOREACH v_id IN ARRAY v_new LOOP
+                v_ids := v_ids || v_id;
+                v_here := v_here || v_id;
+            END LOOP;
             -- A step taking another bucket may yet be held back by it in this
             -- claim: read as many more, while the queue has them.
             EXIT WHEN v_multi = 0 OR v_got < v_take OR cardinality(v_ids) - v_before >= p_limit;
@@ -435,10 +482,15 @@ BEGIN
         END LOOP;
         -- As many as the bucket had room for: the steps after them are held
         -- back once these are claimed.
-        IF v_queue.room < p_limit AND cardinality(v_ids) - v_before >= v_queue.room THEN
-            v_full := v_full || v_queue.bucket;
+        IF v_room < p_limit AND cardinality(v_ids) - v_before >= v_room THEN
+            v_full := v_full || v_bucket;
+        END IF;
+        IF v_keyed AND cardinality(v_ids) > v_before THEN
+            v_served := v_served + 1;
+            EXIT WHEN v_served >= p_limit;
         END IF;
     END LOOP;
+    CLOSE v_queues;
     -- A full bucket with steps queued: the next slot given back wakes idle
     -- workers (limits.sql). Where another claim or a release holds the row,
     -- it is left to them.
@@ -700,8 +752,8 @@ REVOKE ALL ON FUNCTION cyclone._admit(bigint[],integer,timestamp with time zone)
 
 -- _claimable_exists: whether a claim with no handler or workflow filter would take a step now. tick() asks
 -- it and notifies cyclone_wakeup when it does (31_tick.sql). Queue 0 in claim order first (the claim index
--- answers with one entry), then the queues of buckets with room (_limited_queues); a step held back by a
--- full bucket is not work for a worker, so it wakes nobody. Reads only; locks nothing.
+-- answers with one entry), then the queues of buckets with room, one at a time; a step held back by a full
+-- bucket is not work for a worker, so it wakes nobody. Reads only; locks nothing.
 CREATE OR REPLACE FUNCTION cyclone._claimable_exists(p_now timestamp with time zone)
 RETURNS boolean
 LANGUAGE plpgsql
@@ -718,7 +770,21 @@ BEGIN
     IF FOUND THEN
         RETURN true;
     END IF;
-    FOR v_queue IN SELECT q.bucket FROM cyclone._limited_queues(p_now) q WHERE q.room > 0 LOOP
+    -- The queues one at a time, each bucket's room only when its turn comes: the first queue with room and a
+    -- due step ends it (_limited_queues reckons every queue's room first: 2.5 s a tick with 100,000).
+    FOR v_queue IN
+        WITH RECURSIVE q(id) AS (
+            (SELECT s.queue_bucket FROM ONLY cyclone_steps s
+              WHERE s.state = 'available' AND s.queue_bucket > 0
+              ORDER BY s.queue_bucket LIMIT 1)
+            UNION ALL
+            SELECT (SELECT s.queue_bucket FROM ONLY cyclone_steps s
+                     WHERE s.state = 'available' AND s.queue_bucket > q.id
+                     ORDER BY s.queue_bucket LIMIT 1)
+              FROM q WHERE q.id IS NOT NULL)
+        SELECT q.id FROM q WHERE q.id IS NOT NULL
+    LOOP
+        CONTINUE WHEN cyclone._bucket_room(v_queue, p_now) = 0;
         PERFORM 1 FROM ONLY cyclone_steps s
          WHERE s.queue_bucket = v_queue AND s.state = 'available' AND s.scheduled_at <= p_now
            AND (SELECT r.state = 'running' FROM ONLY cyclone_runs r WHERE r.id = s.run_id)

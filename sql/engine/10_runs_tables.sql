@@ -7,8 +7,8 @@
 -- _actor()). Every function file reads or writes these tables.
 -- sqitch reaches this shape through the changes tables, client_reads, step_errors, limits (the steps' bucket
 -- columns and their indexes), traces, audit, list_pages, fail (failed_span), step_workflow, metrics, history,
--- live_runs, dynamic_columns, dynamic_nodes, map_items, coordination_tables, hot_path_keys and claim_floor
--- (cyclone_claim_floor); the engine guard
+-- live_runs, dynamic_columns, dynamic_nodes, map_items, coordination_tables, hot_path_keys, claim_floor
+-- (cyclone_claim_floor) and claim_scale (cyclone_steps_limited_priority); the engine guard
 -- checks that both end in the same tables. A table changes by a new change with a hand-written ALTER, and
 -- this file is edited to match (tables are not reworked).
 --
@@ -270,6 +270,12 @@ COMMENT ON COLUMN cyclone.cyclone_steps.awaited_run_id IS 'The run an await node
 -- never read. Exactly one entry per available step.
 CREATE INDEX cyclone_steps_claimable
     ON cyclone.cyclone_steps (queue_bucket, priority, scheduled_at, id) WHERE state = 'available';
+-- The priorities of the available steps that take a limit (issue 32, claim at scale): min = max (two index
+-- descents) tells a claim that every limited step waiting has one priority, so that it may read the keyed
+-- queues in the order it serves them and stop once it has as many as it asks for (_limited_candidates,
+-- 24_claim.sql). Steps with no limit have no entry.
+CREATE INDEX cyclone_steps_limited_priority
+    ON cyclone.cyclone_steps (priority) WHERE state = 'available' AND queue_bucket > 0;
 -- Where claim's walk of queue 0 may start (issue 37). A claimed step's entry stays in the claim index until
 -- VACUUM removes it, at the front of the claim order, where every claim's walk begins: between two visits of
 -- autovacuum (a minute by default) a busy queue gathers hundreds of thousands of them, a thousand and more

@@ -7,7 +7,7 @@
 -- Used by: define_limit and drop_limit, the slot release trigger (35_limits.sql), _insert_steps, which fixes
 -- each step's buckets at submit (21_runs.sql), claim's admission (24_claim.sql), explain_step and
 -- cyclone_v_limits (36_explain.sql, 15_views.sql), _claimed and _wake (40_wakeups.sql), check_invariants.
--- sqitch reaches this shape through the changes limits, claim and wakeups.
+-- sqitch reaches this shape through the changes limits, claim, wakeups and claim_scale (cyclone_buckets_served).
 --
 -- The model (docs/flow-control.md): a limit has one bucket per value of its key. A running step holds a slot
 -- in each bucket it takes: a row of cyclone_slots while it runs, a row of cyclone_free_slots while no step
@@ -68,6 +68,12 @@ COMMENT ON COLUMN cyclone.cyclone_buckets.rate_debt IS
     'Rate tokens above a lowered rate, kept while their claims are in the window: a claim deletes this many '
     'as they leave it instead of using them.';
 GRANT SELECT ON cyclone.cyclone_buckets TO cyclone_admin;
+-- The keyed buckets in the order of the round-robin (least recently served first, never served before all),
+-- which claim walks when every limited step waiting has one priority, stopping once it has read as many
+-- queues as it asks for steps (_limited_candidates, 24_claim.sql): with 100,000 keyed buckets a claim read
+-- every queue (issue 32, claim at scale). The bucket '' (a limit without a key, or a missing key value) is
+-- read on every claim, as before, and is not here.
+CREATE INDEX cyclone_buckets_served ON cyclone.cyclone_buckets (served NULLS FIRST, id) WHERE bucket <> '';
 
 -- The row a fresh database starts with: row 0, the fairness group of steps with no keyed limit.
 INSERT INTO cyclone.cyclone_buckets (id, limit_name, bucket) VALUES (0, NULL, '');

@@ -1,5 +1,5 @@
 -- Revert cyclone:claim to its previous version: the deploy script it had before
--- (sql/deploy/claim@v0.28.0.sql), and a drop of each function the new version added.
+-- (sql/deploy/claim@v0.31.0.sql), and a drop of each function the new version added.
 BEGIN;
 
 -- sql/engine/24_claim.sql: change `claim` — taking work: claim() leases due steps to a worker within their
@@ -305,10 +305,14 @@ BEGIN
                lease_generation = s.lease_generation + 1,
                heartbeat_at = v_now,
                started_at = v_now
-         WHERE s.id = ANY (v_ids)
+          -- Driven by the ids in claim order (a probe of the primary key each), so that each step carries
+          -- its position to the ORDER BY below: array_position(v_ids, id) there scanned the ids for each
+          -- step, 1.3 µs a step in a claim of 300.
+          FROM unnest(v_ids) WITH ORDINALITY AS o(id, ord)
+         WHERE s.id = o.id
         RETURNING s.id, s.run_id, s.node, s.handler, s.kind, s.attempt, s.max_attempts,
                   s.lease_generation, s.timeout, s.input, s.deps, s.failed_span, s.lease_expiry, s.item,
-                  s.item_index
+                  s.item_index, o.ord
     )
     SELECT c.id, c.run_id, r.workflow, c.node, c.handler, c.kind, c.attempt, c.max_attempts,
            c.lease_generation, c.timeout, CASE WHEN c.item_index IS NULL THEN c.input ELSE r.input END,
@@ -323,7 +327,7 @@ BEGIN
       -- parameterised probe): a join's generic plan could read the whole index.
       CROSS JOIN LATERAL (SELECT r.workflow, r.input, r.traceparent FROM ONLY cyclone_runs r
                            WHERE r.id = c.run_id LIMIT 1) r
-     ORDER BY array_position(v_ids, c.id);
+     ORDER BY c.ord;
 END
 $$;
 COMMENT ON FUNCTION cyclone.claim(text,text[],integer,interval,text[]) IS 'Lease up to p_limit due steps of running runs (SPEC section 6), of the given handlers and workflows (NULL = any), within their limits (SPEC 12), for p_lease_ttl (positive, at most 1 day). Returns input, deps outputs, the run''s traceparent, the span of the step''s last failed execution, the lease''s expiry and a map item''s item and item_index, in claim order.';

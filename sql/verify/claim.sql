@@ -54,4 +54,7 @@ SELECT 1 / (SELECT count(*) = 1 FROM pg_proc WHERE proname = '_limited_candidate
 -- 0.29.0: claim's rows are put in claim order by the position each carries, not by array_position.
 SELECT 1 / (pg_get_functiondef('cyclone.claim(text, text[], int, interval, text[])'::regprocedure)
             ~ 'ORDER BY c.ord')::int;
+-- 0.32.0: with one priority waiting, the keyed queues are read in the round-robin's order, up to p_limit.
+SELECT 1 / (pg_get_functiondef('cyclone._limited_candidates(timestamptz, text[], text[], int, bigint[])'::regprocedure)
+            ~ 'ORDER BY b.served NULLS FIRST, b.id')::int;
 ROLLBACK;
