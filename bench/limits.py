@@ -91,8 +91,8 @@ def buckets(dbs: harness.Databases, many: int, samples: int) -> dict[str, Any]:
                 c.execute("SELECT cyclone.define_limit('tenant', 5)")
                 c.execute("SELECT cyclone.define_workflow('bench_noop', %s)", (Jsonb(definition),))
                 for start in range(0, many, 10_000):
-                    c.execute("SELECT count(*) FROM cyclone.submit_many('bench_noop', %s)",
-                              ([Jsonb({"n": i, "t": f"t{i % keys}"}) for i in range(start, min(many, start + 10_000))],))
+                    inputs = [Jsonb({"n": i, "t": f"t{i % keys}"}) for i in range(start, min(many, start + 10_000))]
+                    c.execute("SELECT count(*) FROM cyclone.submit_many('bench_noop', %s)", (inputs,))
                 c.execute("VACUUM ANALYZE cyclone.cyclone_runs")
                 c.execute("VACUUM ANALYZE cyclone.cyclone_steps")
                 c.execute("VACUUM ANALYZE cyclone.cyclone_buckets")

@@ -561,7 +561,8 @@ def scale(dbs: Databases, cfg: Config) -> dict[str, Any]:
                    "claim_ms_unfiltered": round(statistics.median(plain), 3),
                    "claim_ms_filter_rotating": round(statistics.median(turns), 3),
                    "claim_ms_filter_one_workflow": round(statistics.median(alone), 3)}
-        filters["rotating_vs_unfiltered"] = round(filters["claim_ms_filter_rotating"] / filters["claim_ms_unfiltered"], 3)
+        filters["rotating_vs_unfiltered"] = round(
+            filters["claim_ms_filter_rotating"] / filters["claim_ms_unfiltered"], 3)
         filters["one_workflow_vs_unfiltered"] = round(
             filters["claim_ms_filter_one_workflow"] / filters["claim_ms_unfiltered"], 3)
         details["claim"]["workflow_filters"] = filters
