@@ -5,7 +5,7 @@ BEGIN;
 
 -- sql/engine/24_claim.sql: change `claim` — taking work: claim() leases due steps to a worker within their
 -- limits (SPEC 6, 12), renew() is the heartbeat that keeps a lease, renew_many() several heartbeats in one call.
--- Owns: claim, renew, renew_many, release; the limits' enforcement at claim time (_limited_queues, _limited_candidates, _admit);
+-- Owns: claim, renew, renew_many, release; the limits' enforcement at claim time (_limited_candidates, _admit);
 -- _claimable_exists, tick's question "would a claim take a step now?"; _refresh_claim_floor, tick's keeping of
 -- where claim's walk of queue 0 may start (cyclone_claim_floor), and _lower_claim_floor, release's and sweep's.
 -- Requires: 10_runs_tables.sql (cyclone_steps and its claim index cyclone_steps_claimable, cyclone_runs),
@@ -336,59 +336,44 @@ REVOKE ALL ON FUNCTION cyclone.claim(text,text[],integer,interval,text[]) FROM P
 GRANT EXECUTE ON FUNCTION cyclone.claim(text,text[],integer,interval,text[]) TO cyclone_worker;
 GRANT EXECUTE ON FUNCTION cyclone.claim(text,text[],integer,interval,text[]) TO cyclone_admin;
 
--- _limited_queues: the limited buckets that have available steps, each with its room now (_bucket_room,
--- 35_limits.sql: an estimate read without locks; _admit decides). The buckets are found by a skip scan of
--- the claim index (a recursive query, one descent per bucket), so a full bucket costs one descent whatever
--- its backlog. Used by _limited_candidates (claim) when the limited steps waiting have several priorities.
-CREATE OR REPLACE FUNCTION cyclone._limited_queues(p_now timestamp with time zone)
-RETURNS TABLE(bucket bigint, room integer)
-LANGUAGE plpgsql
-STABLE
-AS $$
-BEGIN
-    RETURN QUERY
-    WITH RECURSIVE q(id) AS (
-        (SELECT s.queue_bucket FROM ONLY cyclone_steps s
-          WHERE s.state = 'available' AND s.queue_bucket > 0
-          ORDER BY s.queue_bucket LIMIT 1)
-        UNION ALL
-        SELECT (SELECT s.queue_bucket FROM ONLY cyclone_steps s
-                 WHERE s.state = 'available' AND s.queue_bucket > q.id
-                 ORDER BY s.queue_bucket LIMIT 1)
-          FROM q WHERE q.id IS NOT NULL)
-    SELECT q.id, cyclone._bucket_room(q.id, p_now) FROM q WHERE q.id IS NOT NULL;
-END
-$$;
-REVOKE ALL ON FUNCTION cyclone._limited_queues(timestamp with time zone) FROM PUBLIC;
+-- _limited_queues, which listed every queue with a step waiting and reckoned each one's room, went in 0.32.0:
+-- _limited_candidates reads the queues in the order it serves them, and _claimable_exists one at a time.
+DROP FUNCTION IF EXISTS cyclone._limited_queues(timestamp with time zone);
 
--- _limited_candidates: claim's candidates from the limited queues. For each queue with available steps: a
--- bucket with no room is skipped whole (its steps are never read) and marked held back; from the others, the
--- first due steps in claim order that pass claim's filters (handler, workflow, run running) are locked FOR
--- UPDATE SKIP LOCKED, up to the least of the bucket's room and p_limit. A step that also takes another bucket
--- with no room is passed over, not waited on (SPEC 12: no head-of-line blocking). Such a step can also be
--- held back in this very claim by its other bucket, which an earlier candidate fills (only _admit knows), so
--- a queue is read past its room by as many steps as took more than one bucket, while it has more, up to
--- p_limit (found by the state machine test over the SQL API, tests/test_state_machine.py). Past p_limit,
--- claim takes another round when _admit held candidates back and the claim is short: p_read, the candidates
--- of its earlier rounds, are not read again. So a held-back step never keeps a claimable step behind it out
--- of the batch.
--- Which queues it reads (issue 32, claim at scale). Every queue, in bucket order, was the rule until 0.32.0:
--- with 1,000 keyed buckets waiting a claim(1) took 290 ms, with 10,000 14 s, and with 100,000 it did not
--- end (each queue's room taken in _admit, and the ids read so far scanned for each row read). Now, when
--- every limited step waiting has one priority (min = max over cyclone_steps_limited_priority, two
--- descents), the order _admit serves them in is known before they are read: one priority, then turns of
--- one step a fairness group, groups least recently served first. So the queues of the buckets '' (a limit
--- without a key, or a missing key value: their steps may be in the group of steps with no keyed limit) are
--- read first, all of them, and then the keyed buckets in the round-robin's order (cyclone_buckets_served),
--- each a queue of its own fairness group, until p_limit of them gave a candidate: any step of a queue past
--- them comes after p_limit candidates in claim order. A bucket with no step waiting costs one descent of the
--- claim index. With several priorities waiting, a later queue may hold a step of a better one: every queue
--- is read, as before.
+-- _limited_candidates: claim's candidates from the limited queues. For each queue it reads: a bucket with no
+-- room is skipped whole (its steps are never read) and marked held back; from the others, the first due
+-- steps in claim order that pass claim's filters (handler, workflow, run running) are locked FOR UPDATE SKIP
+-- LOCKED, up to the least of the bucket's room and p_limit. A step that also takes another bucket with no
+-- room is passed over, not waited on (SPEC 12: no head-of-line blocking). Such a step can also be held back
+-- in this very claim by its other bucket, which an earlier candidate fills (only _admit knows), so a queue is
+-- read past its room by as many steps as took more than one bucket, while it has more, up to p_limit (found
+-- by the state machine test over the SQL API, tests/test_state_machine.py). Past p_limit, claim takes
+-- another round when _admit held candidates back and the claim is short: p_read, the candidates of its
+-- earlier rounds, are not read again. So a held-back step never keeps a claimable step behind it out of the
+-- batch.
+-- Which queues it reads (0.32.0, issue 32: claims at scale). Until then every queue with a step waiting, in
+-- bucket order: with 1,000 keyed buckets waiting a claim(1) took 290 ms, with 10,000 14 s, and with 100,000
+-- it did not end (each queue's room taken in _admit, and the ids read so far scanned for each row read and
+-- copied for each queue). Now in the order _admit serves them (claim order: priority, then turns of one step
+-- a fairness group, groups least recently served first), so that it can stop once no unread queue can come
+-- first:
+--  1. The queues of the buckets '' (a limit without a key, or a missing key value), all of them: their steps
+--     may be in the group of steps with no keyed limit, whose turns interleave with queue 0's. One a limit.
+--  2. The keyed buckets, each a queue and a fairness group of its own, one priority at a time, best first,
+--     among the priorities with a limited step due (cyclone_steps_limited_priority: a descent a priority,
+--     and one more to pass a priority whose steps all wait for later): in the round-robin's order
+--     (cyclone_buckets_served), the queues with a step of that priority due, until p_limit queues have given
+--     candidates. Every step of a queue past them comes later in claim order: its priority is no better
+--     (a better one would have had its own walk first, and that walk read every queue with a step of it due,
+--     or stopped the claim), and at this one its group was served later. A queue is read once a claim.
+-- A bucket with no step due at the priority walked costs one descent of the claim index, so a claim's cost
+-- follows the buckets it reads up to its p_limit-th, not the buckets waiting; a priority whose few steps lie
+-- in buckets served last is the worst case (every keyed bucket visited, one descent each).
 -- A bucket this claim may fill with steps left in its queue is marked held back too: held_back makes the
 -- next slot given back wake idle workers (_release_slots, 35_limits.sql). The mark is written with SKIP
 -- LOCKED: where another claim or a release holds the bucket row, it is left to them. A walk that stopped
--- early marks only the buckets it read; it stopped because it found as many steps as it asked for, so its
--- worker claims again at once, and a claim that comes back short has read every queue.
+-- early marks only the buckets it read: it stopped because it had read as many steps as the claim asks for,
+-- so its worker claims again at once.
 -- Returns the locked ids, queue by queue; _admit decides which are claimed.
 -- p_read came in 0.26.0: the function with four arguments is dropped.
 DROP FUNCTION IF EXISTS cyclone._limited_candidates(timestamp with time zone,text[],text[],integer);
@@ -402,14 +387,16 @@ RETURNS bigint[]
 LANGUAGE plpgsql
 AS $$
 DECLARE
-    v_queues refcursor;
+    v_walk refcursor;
+    v_keyed boolean;     -- the walk of the keyed buckets (2), not the buckets '' (1)
+    v_priority int;      -- the priority walked
+    v_earliest timestamptz;
     v_bucket bigint;
-    v_keyed boolean;  -- a keyed bucket of the walk: its own fairness group
-    v_room int;       -- NULL from the walk until the queue is known to have a step waiting
-    v_walk boolean;   -- one priority waits: the walk in serve order, which may stop early
-    v_served int := 0;  -- keyed queues of the walk that gave a candidate
+    v_room int;
+    v_queues int := 0;   -- keyed queues that gave candidates
+    v_done bigint[] := '{}'::bigint[];  -- the keyed queues read
     v_ids bigint[] := '{}'::bigint[];
-    v_here bigint[];  -- this queue's candidates so far (a step is in one queue only)
+    v_here bigint[];     -- this queue's candidates so far (a step is in one queue only)
     v_full bigint[] := '{}'::bigint[];
     v_before int;
     v_take int;
@@ -418,29 +405,44 @@ DECLARE
     v_multi int;
     v_got int;
 BEGIN
-    SELECT min(s.priority) = max(s.priority) INTO v_walk
-      FROM ONLY cyclone_steps s WHERE s.state = 'available' AND s.queue_bucket > 0;
-    IF v_walk THEN
-        OPEN v_queues FOR
-            -- A probe of bucket_unique for each limit (LIMIT 1 keeps it one): as a join, the plan
-            -- read the whole index for bucket = '' (842 pages with 100,000 buckets).
-            (SELECT b.id, false, NULL::int FROM cyclone_limits l
-              CROSS JOIN LATERAL (SELECT b.id FROM cyclone_buckets b
-                                   WHERE b.limit_name = l.name AND b.bucket = '' LIMIT 1) b)
-            UNION ALL
-            (SELECT b.id, true, NULL::int FROM cyclone_buckets b WHERE b.bucket <> ''
-              ORDER BY b.served NULLS FIRST, b.id);
-    ELSE
-        OPEN v_queues FOR SELECT q.bucket, false, q.room FROM cyclone._limited_queues(p_now) q;
-    END IF;
+    v_keyed := false;
+    -- A probe of bucket_unique for each limit (LIMIT 1 keeps it one): as a join, the plan read the whole
+    -- index for bucket = '' (842 pages with 100,000 buckets).
+    OPEN v_walk FOR SELECT b.id FROM cyclone_limits l
+                     CROSS JOIN LATERAL (SELECT b.id FROM cyclone_buckets b
+                                          WHERE b.limit_name = l.name AND b.bucket = '' LIMIT 1) b;
     LOOP
-        FETCH v_queues INTO v_bucket, v_keyed, v_room;
-        EXIT WHEN NOT FOUND;
-        IF v_room IS NULL THEN
-            PERFORM 1 FROM ONLY cyclone_steps s WHERE s.queue_bucket = v_bucket AND s.state = 'available' LIMIT 1;
-            CONTINUE WHEN NOT FOUND;
-            v_room := cyclone._bucket_room(v_bucket, p_now);
+        FETCH v_walk INTO v_bucket;
+        IF NOT FOUND THEN
+            CLOSE v_walk;
+            EXIT WHEN v_queues >= p_limit;
+            -- The next priority with a limited step due, after the one walked.
+            LOOP
+                SELECT s.priority, s.scheduled_at INTO v_priority, v_earliest
+                  FROM ONLY cyclone_steps s
+                 WHERE s.state = 'available' AND s.queue_bucket > 0
+                   AND s.priority > coalesce(v_priority, -2147483648)
+                 ORDER BY s.priority, s.scheduled_at
+                 LIMIT 1;
+                EXIT WHEN NOT FOUND OR v_earliest <= p_now;
+            END LOOP;
+            EXIT WHEN NOT FOUND;
+            v_keyed := true;
+            OPEN v_walk FOR SELECT b.id FROM cyclone_buckets b WHERE b.bucket <> ''
+                             ORDER BY b.served NULLS FIRST, b.id;
+            CONTINUE;
         END IF;
+        IF v_keyed THEN
+            CONTINUE WHEN v_bucket = ANY (v_done);
+            PERFORM 1 FROM ONLY cyclone_steps s
+             WHERE s.queue_bucket = v_bucket AND s.state = 'available' AND s.priority = v_priority
+               AND s.scheduled_at <= p_now
+             LIMIT 1;
+        ELSE
+            PERFORM 1 FROM ONLY cyclone_steps s WHERE s.queue_bucket = v_bucket AND s.state = 'available' LIMIT 1;
+        END IF;
+        CONTINUE WHEN NOT FOUND;
+        v_room := cyclone._bucket_room(v_bucket, p_now);
         IF v_room = 0 THEN
             v_full := v_full || v_bucket;
             CONTINUE;
@@ -470,7 +472,7 @@ BEGIN
                              LIMIT v_take
                                FOR UPDATE OF s SKIP LOCKED) s) c;
             -- One element at a time: PL/pgSQL appends a scalar in place, where
-            -- array || array copies the whole array (quadratic over 100,000 queues).
+            -- array || array copies the whole array.
             FOREACH v_id IN ARRAY v_new LOOP
                 v_ids := v_ids || v_id;
                 v_here := v_here || v_id;
@@ -485,12 +487,17 @@ BEGIN
         IF v_room < p_limit AND cardinality(v_ids) - v_before >= v_room THEN
             v_full := v_full || v_bucket;
         END IF;
-        IF v_keyed AND cardinality(v_ids) > v_before THEN
-            v_served := v_served + 1;
-            EXIT WHEN v_served >= p_limit;
+        IF v_keyed THEN
+            v_done := v_done || v_bucket;
+            IF cardinality(v_ids) > v_before THEN
+                v_queues := v_queues + 1;
+                IF v_queues >= p_limit THEN
+                    CLOSE v_walk;
+                    EXIT;
+                END IF;
+            END IF;
         END IF;
     END LOOP;
-    CLOSE v_queues;
     -- A full bucket with steps queued: the next slot given back wakes idle
     -- workers (limits.sql). Where another claim or a release holds the row,
     -- it is left to them.
@@ -771,7 +778,7 @@ BEGIN
         RETURN true;
     END IF;
     -- The queues one at a time, each bucket's room only when its turn comes: the first queue with room and a
-    -- due step ends it (_limited_queues reckons every queue's room first: 2.5 s a tick with 100,000).
+    -- due step ends it (until 0.32.0 every queue's room was reckoned first: 2.5 s a tick with 100,000).
     FOR v_queue IN
         WITH RECURSIVE q(id) AS (
             (SELECT s.queue_bucket FROM ONLY cyclone_steps s

@@ -1,5 +1,5 @@
 -- Deploy cyclone:limits
--- requires: limits@v0.18.0 tables checks clock wakeups history
+-- requires: limits@v0.31.0 tables checks clock wakeups history
 -- A complete copy of sql/engine/35_limits.sql, written by scripts/rework.py: read and edit that file, not this one.
 BEGIN;
 
@@ -202,7 +202,7 @@ GRANT EXECUTE ON FUNCTION cyclone.drop_limit(text) TO cyclone_admin;
 -- 22008 in claim, tick and metrics. Each count stops at the bound
 -- (LIMIT), so a full bucket costs at most that many index entries. An estimate: it reads without locks
 -- while other claims take slots and tokens. claim uses it to skip full buckets without reading their queues
--- (_limited_queues, _limited_candidates) and _admit then decides on the rows it locks; tick asks through
+-- (_limited_candidates) and _admit then decides on the rows it locks; tick asks through
 -- _claimable_exists, metrics() for its saturated-bucket gauge.
 CREATE OR REPLACE FUNCTION cyclone._bucket_room(p_bucket bigint, p_now timestamp with time zone)
 RETURNS integer

@@ -266,16 +266,16 @@ COMMENT ON COLUMN cyclone.cyclone_steps.awaited_run_id IS 'The run an await node
 -- The hot paths read partial indexes, so finished steps never slow them.
 --
 -- The claim path: one queue per bucket. claim walks queue 0 (steps with no limit) in claim order, and the
--- queue of each bucket with room, found by a skip scan of this index, so steps held back by a full bucket are
--- never read. Exactly one entry per available step.
+-- queues of buckets with room in the order it serves them (_limited_candidates), so steps held back by a full
+-- bucket are never read. Exactly one entry per available step.
 CREATE INDEX cyclone_steps_claimable
     ON cyclone.cyclone_steps (queue_bucket, priority, scheduled_at, id) WHERE state = 'available';
--- The priorities of the available steps that take a limit (issue 32, claim at scale): min = max (two index
--- descents) tells a claim that every limited step waiting has one priority, so that it may read the keyed
--- queues in the order it serves them and stop once it has as many as it asks for (_limited_candidates,
--- 24_claim.sql). Steps with no limit have no entry.
+-- The priorities with an available step that takes a limit, each with its earliest scheduled_at (issue 32,
+-- claims at scale): a claim walks the keyed queues one priority at a time, best first, among those with a
+-- step due (a descent each), in the order it serves them, and stops once it has read as many as it asks for
+-- (_limited_candidates, 24_claim.sql). Steps with no limit have no entry.
 CREATE INDEX cyclone_steps_limited_priority
-    ON cyclone.cyclone_steps (priority) WHERE state = 'available' AND queue_bucket > 0;
+    ON cyclone.cyclone_steps (priority, scheduled_at) WHERE state = 'available' AND queue_bucket > 0;
 -- Where claim's walk of queue 0 may start (issue 37). A claimed step's entry stays in the claim index until
 -- VACUUM removes it, at the front of the claim order, where every claim's walk begins: between two visits of
 -- autovacuum (a minute by default) a busy queue gathers hundreds of thousands of them, a thousand and more

@@ -69,10 +69,10 @@ COMMENT ON COLUMN cyclone.cyclone_buckets.rate_debt IS
     'as they leave it instead of using them.';
 GRANT SELECT ON cyclone.cyclone_buckets TO cyclone_admin;
 -- The keyed buckets in the order of the round-robin (least recently served first, never served before all),
--- which claim walks when every limited step waiting has one priority, stopping once it has read as many
--- queues as it asks for steps (_limited_candidates, 24_claim.sql): with 100,000 keyed buckets a claim read
--- every queue (issue 32, claim at scale). The bucket '' (a limit without a key, or a missing key value) is
--- read on every claim, as before, and is not here.
+-- which claim walks a priority at a time, stopping once it has read as many queues as it asks for steps
+-- (_limited_candidates, 24_claim.sql): with 100,000 keyed buckets a claim read every queue (issue 32, claims
+-- at scale). The bucket '' (a limit without a key, or a missing key value) is read on every claim, as
+-- before, and is not here.
 CREATE INDEX cyclone_buckets_served ON cyclone.cyclone_buckets (served NULLS FIRST, id) WHERE bucket <> '';
 
 -- The row a fresh database starts with: row 0, the fairness group of steps with no keyed limit.

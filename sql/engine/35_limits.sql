@@ -197,7 +197,7 @@ GRANT EXECUTE ON FUNCTION cyclone.drop_limit(text) TO cyclone_admin;
 -- 22008 in claim, tick and metrics. Each count stops at the bound
 -- (LIMIT), so a full bucket costs at most that many index entries. An estimate: it reads without locks
 -- while other claims take slots and tokens. claim uses it to skip full buckets without reading their queues
--- (_limited_queues, _limited_candidates) and _admit then decides on the rows it locks; tick asks through
+-- (_limited_candidates) and _admit then decides on the rows it locks; tick asks through
 -- _claimable_exists, metrics() for its saturated-bucket gauge.
 CREATE OR REPLACE FUNCTION cyclone._bucket_room(p_bucket bigint, p_now timestamp with time zone)
 RETURNS integer

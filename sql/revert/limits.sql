@@ -1,5 +1,5 @@
 -- Revert cyclone:limits to its previous version: the deploy script it had before
--- (sql/deploy/limits@v0.18.0.sql), and a drop of each function the new version added.
+-- (sql/deploy/limits@v0.31.0.sql), and a drop of each function the new version added.
 BEGIN;
 
 -- sql/engine/35_limits.sql: change `limits` — flow control (SPEC 12): defining limits, the room of a
@@ -28,8 +28,11 @@ BEGIN;
 
 -- define_limit: insert or replace limit p_name (SPEC 12). Every value is given anew: p_concurrency, and/or
 -- p_rate claims per p_period. Guards (22023, nothing written; 22004 for a NULL name): a valid name, at least
--- one bound, p_rate and p_period together, positive values. It locks the limit row first, then, for a bound
--- that changes:
+-- one bound, p_rate and p_period together, positive values, a period of at most 366 days (a year however it
+-- is spelled: '1 year' counts as 360 days). A rate per year is the longest quota an API sets; a longer
+-- window only keeps tokens that could never matter, and one of '200000 years' made now - period a raw
+-- 22008 in every claim of every worker (and in metrics and cyclone_v_limits). It locks the limit row first,
+-- then, for a bound that changes:
 -- - lowered (or removed) concurrency: the two slot tables locked EXCLUSIVE (no claim or release in flight;
 --   the only time a limit change waits for claims), the limit's free slots deleted, and each bucket owes its
 --   held slots above the new concurrency (debt): those are dropped when given back, so no step of the
@@ -68,6 +71,8 @@ BEGIN
     PERFORM cyclone._require('define_limit', coalesce(p_rate > 0, true), format('p_rate must be positive, got %s', p_rate));
     PERFORM cyclone._require('define_limit', coalesce(p_period > interval '0', true),
         format('p_period must be positive, got %s', p_period));
+    PERFORM cyclone._require('define_limit', coalesce(p_period <= interval '366 days', true),
+        format('p_period must be at most 366 days, got %s', p_period));
     SELECT l.* INTO v_old FROM cyclone_limits l WHERE l.name = p_name FOR UPDATE;
     -- A lowered (or removed) bound, with no claim or release in flight (the
     -- table locks wait for them and hold off the next ones until this
@@ -130,7 +135,7 @@ BEGIN
            updated_at = excluded.updated_at;
 END
 $$;
-COMMENT ON FUNCTION cyclone.define_limit(text,integer,integer,interval) IS 'Insert or replace a limit (SPEC 12): concurrency per bucket, and/or rate claims per period per bucket. Bad arguments: 22023, nothing written. Applies to the next claim.';
+COMMENT ON FUNCTION cyclone.define_limit(text,integer,integer,interval) IS 'Insert or replace a limit (SPEC 12): concurrency per bucket, and/or rate claims per period (at most 366 days) per bucket. Bad arguments: 22023, nothing written. Applies to the next claim.';
 REVOKE ALL ON FUNCTION cyclone.define_limit(text,integer,integer,interval) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cyclone.define_limit(text,integer,integer,interval) TO cyclone_worker;
 GRANT EXECUTE ON FUNCTION cyclone.define_limit(text,integer,integer,interval) TO cyclone_admin;
@@ -191,7 +196,9 @@ GRANT EXECUTE ON FUNCTION cyclone.drop_limit(text) TO cyclone_admin;
 
 -- _bucket_room: how many more claims bucket p_bucket takes now: the least of its concurrency minus its held
 -- slots and its rate minus its tokens still in the window (a NULL bound: 2147483647); 0 when full, or when a
--- lowered bound left it over (a debt); NULL for a bucket of no limit (row 0). Each count stops at the bound
+-- lowered bound left it over (a debt); NULL for a bucket of no limit (row 0). A period stored before
+-- define_limit bounded it counts as 366 days, as in claim (_admit): a larger one made now - period a raw
+-- 22008 in claim, tick and metrics. Each count stops at the bound
 -- (LIMIT), so a full bucket costs at most that many index entries. An estimate: it reads without locks
 -- while other claims take slots and tokens. claim uses it to skip full buckets without reading their queues
 -- (_limited_queues, _limited_candidates) and _admit then decides on the rows it locks; tick asks through
@@ -221,7 +228,7 @@ BEGIN
     IF v_limit.rate IS NOT NULL AND v_room > 0 THEN
         v_room := least(v_room, v_limit.rate - (SELECT count(*) FROM (SELECT 1 FROM cyclone_bucket_claims c
                                                                         WHERE c.bucket_id = p_bucket
-                                                                          AND c.at > p_now - v_limit.period
+                                                                          AND c.at > p_now - least(v_limit.period, interval '366 days')
                                                                         LIMIT v_limit.rate) x)::int);
     END IF;
     RETURN greatest(v_room, 0);

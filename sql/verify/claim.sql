@@ -9,7 +9,8 @@ SELECT 1 / (NOT has_function_privilege('cyclone_client', 'cyclone.claim(text, te
 SELECT 1 / (NOT has_function_privilege('public', 'cyclone.renew(bigint, text, bigint, interval)', 'execute'))::int;
 SELECT 1 / (SELECT count(*) = 1 FROM pg_proc WHERE proname = 'claim' AND pronamespace = 'cyclone'::regnamespace)::int;
 SELECT 'cyclone._admit(bigint[], int, timestamptz)'::regprocedure, 'cyclone._limited_candidates(timestamptz, text[], text[], int, bigint[])'::regprocedure;
-SELECT 'cyclone._limited_queues(timestamptz)'::regprocedure;
+-- 0.32.0: _limited_queues went (the queues are read in the order claim serves them).
+SELECT 1 / (to_regprocedure('cyclone._limited_queues(timestamptz)') IS NULL)::int;
 SELECT 1 / (SELECT count(*) FROM pg_proc WHERE oid = 'cyclone._admit(bigint[], int, timestamptz)'::regprocedure
                 AND prosrc LIKE '%cyclone_free_slots%')::int;
 SELECT 1 / (SELECT count(*) FROM pg_proc WHERE proname = 'claim' AND pronamespace = 'cyclone'::regnamespace
@@ -54,7 +55,7 @@ SELECT 1 / (SELECT count(*) = 1 FROM pg_proc WHERE proname = '_limited_candidate
 -- 0.29.0: claim's rows are put in claim order by the position each carries, not by array_position.
 SELECT 1 / (pg_get_functiondef('cyclone.claim(text, text[], int, interval, text[])'::regprocedure)
             ~ 'ORDER BY c.ord')::int;
--- 0.32.0: with one priority waiting, the keyed queues are read in the round-robin's order, up to p_limit.
+-- 0.32.0: the keyed queues are read a priority at a time in the round-robin's order, up to p_limit.
 SELECT 1 / (pg_get_functiondef('cyclone._limited_candidates(timestamptz, text[], text[], int, bigint[])'::regprocedure)
             ~ 'ORDER BY b.served NULLS FIRST, b.id')::int;
 ROLLBACK;
