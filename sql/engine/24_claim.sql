@@ -362,8 +362,10 @@ DROP FUNCTION IF EXISTS cyclone._limited_queues(timestamp with time zone);
 --     (a better one would have had its own walk first, and that walk read every queue with a step of it due,
 --     or stopped the claim), and at this one its group was served later. A queue is read once a claim.
 -- A bucket with no step due at the priority walked costs one descent of the claim index, so a claim's cost
--- follows the buckets it reads up to its p_limit-th, not the buckets waiting; a priority whose few steps lie
--- in buckets served last is the worst case (every keyed bucket visited, one descent each).
+-- follows the buckets it reads up to its p_limit-th, not the buckets waiting. The worst cases: a priority
+-- whose few steps lie in buckets served last, and keyed buckets nearly all full (a per-key rate spent across
+-- every key): every keyed bucket is visited, a descent each and, where a step is due, its room, once a
+-- priority due (docs/performance.md, "Built in 0.32.0").
 -- A bucket this claim may fill with steps left in its queue is marked held back too: held_back makes the
 -- next slot given back wake idle workers (_release_slots, 35_limits.sql). The mark is written with SKIP
 -- LOCKED: where another claim or a release holds the bucket row, it is left to them. A walk that stopped
