@@ -73,14 +73,13 @@ def test_runs_of_several_days_are_archived_by_day_and_pruned_a_day_at_a_time(
         RUNS_A_DAY * DAYS, DAYS)
     assert conn.execute("SELECT count(*) FROM cyclone.cyclone_v_steps WHERE state = 'completed'").fetchone() == (
         RUNS_A_DAY * DAYS,)
-    # The live tables do not grow with the history behind them: from the
-    # third day their size stays where it was. A B-tree page emptied by
-    # VACUUM is reused only once no snapshot can still see it, a cycle or two
-    # later, so the first days may take a day's pages more, once: on a loaded
-    # machine [2.13, 2.15, 3.68, 3.69, 3.69] MB, where a table growing with
-    # its history would add a day's 1.5 MB every day.
-    assert max(live_sizes[2:]) <= 1.2 * live_sizes[2], live_sizes
-    assert live_sizes[-1] <= 2 * live_sizes[0], live_sizes
+    # The live tables do not grow with the history behind them. A B-tree page
+    # emptied by VACUUM is reused only once no snapshot can still see it, a
+    # cycle or two later, so on some day the tables may take a day's pages
+    # more, once (on a loaded machine [2.13, 2.15, 3.68, 3.69, 3.69] MB, and
+    # [2.07, 2.10, 2.10, 3.60, 3.62]); a table growing with its history adds
+    # a day's 1.5 MB every day, three times the first day's size by the fifth.
+    assert max(live_sizes) <= 2 * live_sizes[0], live_sizes
 
     client.advance_time(timedelta(days=1))
     assert invoke("prune", "--older-than", "1d").output.strip() == f"pruned {RUNS_A_DAY * DAYS} runs"
