@@ -63,18 +63,20 @@ def test_every_section_runs_and_the_results_carry_every_key(tmp_path: Path) -> N
 
 def test_the_release_comparison_runs_both_sides() -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "bench.ab", "--ref", "HEAD", "--rounds", "1", "--smoke"],
+        [sys.executable, "-m", "bench.ab", "--ref", "HEAD", "--rounds", "1", "--smoke", "--drain", "60"],
         cwd=ROOT, capture_output=True, text=True, timeout=300,
     )
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
     summary = json.loads(proc.stdout[proc.stdout.index("\n{\n") + 1:])  # after the rounds
     assert (summary["A"], summary["B"]) == ("HEAD", "working tree")
+    assert summary["sizes"]["drain"] == 60  # --drain sets the drain's size
     for key in ("submit_runs_s", "submit_many_runs_s", "drain_steps_s"):
         assert summary[key]["A_median"] > 0 and summary[key]["B_median"] > 0, key
     # The runs a drain leaves live are archived and their CPU counted (one round: the medians are its values).
     for side in ("A_median", "B_median"):
         assert summary["runs_live_after_drain"][side] >= 0
         assert summary["server_cpu_ms_per_step_with_archive"][side] >= summary["server_cpu_ms_per_step"][side] > 0
+        assert 0 < summary["drain_to_history_steps_s"][side] <= summary["drain_steps_s"][side]
 
 
 def test_the_metrics_cost_comparison_runs_both_sides() -> None:
