@@ -1,5 +1,5 @@
 -- Deploy cyclone:claim
--- requires: claim@v0.31.0 tables checks clock limits traces fail wakeups history runs dynamic_nodes map_items claim_floor claim_scale
+-- requires: claim@v0.32.0 tables checks clock limits traces fail wakeups history runs dynamic_nodes map_items claim_floor claim_scale claim_workflow_queue
 -- A complete copy of sql/engine/24_claim.sql, written by scripts/rework.py: read and edit that file, not this one.
 BEGIN;
 
@@ -8,7 +8,8 @@ BEGIN;
 -- Owns: claim, renew, renew_many, release; the limits' enforcement at claim time (_limited_candidates, _admit);
 -- _claimable_exists, tick's question "would a claim take a step now?"; _refresh_claim_floor, tick's keeping of
 -- where claim's walk of queue 0 may start (cyclone_claim_floor), and _lower_claim_floor, release's and sweep's.
--- Requires: 10_runs_tables.sql (cyclone_steps and its claim index cyclone_steps_claimable, cyclone_runs),
+-- Requires: 10_runs_tables.sql (cyclone_steps and its claim indexes cyclone_steps_claimable and
+-- cyclone_steps_claimable_workflow, cyclone_runs),
 -- 11_limits_tables.sql (the limit tables, cyclone_serve_seq, the row type _claim_candidate), 02_clock.sql
 -- (now), 03_checks.sql (_require, _require_given), 35_limits.sql (_bucket_room; the trigger that gives slots
 -- back), 40_wakeups.sql (_claimed, _wake), 21_runs.sql (_lock_run, for release). Reads and writes the live tables only (ONLY): finished runs move to
@@ -132,6 +133,8 @@ DECLARE
     v_after bigint[] := '{}';  -- the second and fourth ranges' steps
     v_read bigint[];  -- every candidate read, admitted or not
     v_held boolean := false;  -- the last round held candidates back
+    -- The one workflow the worker serves, when it serves one: its claims walk that workflow's part of queue 0.
+    v_workflow text := CASE WHEN cardinality(p_workflows) = 1 THEN p_workflows[1] END;
 BEGIN
     -- One plain expression on the hot path; the checks that name the culprit
     -- run only when it is false or NULL.
@@ -166,6 +169,14 @@ BEGIN
     -- never left while a worker asks for work, and waits for the next tick
     -- only behind steps that are due already), then the priorities after the
     -- floor's. The ranges' steps are put together in claim order.
+    -- A worker that serves one workflow reads the same ranges of that
+    -- workflow's part of queue 0 (cyclone_steps_claimable_workflow: the same
+    -- order, and the floor, at or below every step of queue 0, is at or below
+    -- every step of the workflow), so another workflow's backlog ahead of its
+    -- steps is never read; its own claimed steps' entries wait for VACUUM
+    -- below the floor as in queue 0. Two more spellings, with the workflow
+    -- an equality the index can start from: "v_workflow IS NULL OR ..."
+    -- would leave the generic plan only the walk of the whole queue.
     -- Where an index scan ends: at a row comparison only where its first
     -- member decides it, and at scheduled_at <= v_now only when the priority
     -- before it is one value. So each range says its last priority
@@ -214,6 +225,18 @@ BEGIN
                  ORDER BY s.priority, s.scheduled_at, s.id
                  LIMIT p_limit - cardinality(v_ids) - cardinality(v_after)
                    FOR UPDATE OF s SKIP LOCKED);
+        ELSIF v_in_floor AND v_workflow IS NOT NULL THEN
+            v_found := ARRAY(
+                SELECT s.id
+                  FROM ONLY cyclone_steps s
+                 WHERE s.workflow = v_workflow AND s.queue_bucket = 0 AND s.priority = v_floor_p
+                   AND s.state = 'available' AND s.scheduled_at <= v_now
+                   AND (s.scheduled_at, s.id) >= (v_lo_t, v_lo_id) AND (s.scheduled_at, s.id) < (v_hi_t, v_hi_id)
+                   AND (p_handlers IS NULL OR s.handler = ANY (p_handlers))
+                   AND (SELECT r.state = 'running' FROM ONLY cyclone_runs r WHERE r.id = s.run_id)
+                 ORDER BY s.priority, s.scheduled_at, s.id
+                 LIMIT p_limit - cardinality(v_ids) - cardinality(v_after)
+                   FOR UPDATE OF s SKIP LOCKED);
         ELSIF v_in_floor THEN
             v_found := ARRAY(
                 SELECT s.id
@@ -234,6 +257,19 @@ BEGIN
                  WHERE s.queue_bucket = 0 AND s.state = 'available' AND s.scheduled_at <= v_now
                    AND (s.priority, s.scheduled_at, s.id) >= (v_lo_p, v_lo_t, v_lo_id)
                    AND (s.priority, s.scheduled_at, s.id) < (v_hi_p, v_hi_t, v_hi_id) AND s.priority <= v_hi_p
+                   AND (SELECT r.state = 'running' FROM ONLY cyclone_runs r WHERE r.id = s.run_id)
+                 ORDER BY s.priority, s.scheduled_at, s.id
+                 LIMIT p_limit - cardinality(v_ids) - cardinality(v_after)
+                   FOR UPDATE OF s SKIP LOCKED);
+        ELSIF v_workflow IS NOT NULL THEN
+            v_found := ARRAY(
+                SELECT s.id
+                  FROM ONLY cyclone_steps s
+                 WHERE s.workflow = v_workflow AND s.queue_bucket = 0 AND s.state = 'available'
+                   AND s.scheduled_at <= v_now
+                   AND (s.priority, s.scheduled_at, s.id) >= (v_lo_p, v_lo_t, v_lo_id)
+                   AND (s.priority, s.scheduled_at, s.id) < (v_hi_p, v_hi_t, v_hi_id) AND s.priority <= v_hi_p
+                   AND (p_handlers IS NULL OR s.handler = ANY (p_handlers))
                    AND (SELECT r.state = 'running' FROM ONLY cyclone_runs r WHERE r.id = s.run_id)
                  ORDER BY s.priority, s.scheduled_at, s.id
                  LIMIT p_limit - cardinality(v_ids) - cardinality(v_after)

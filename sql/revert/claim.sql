@@ -1,10 +1,10 @@
 -- Revert cyclone:claim to its previous version: the deploy script it had before
--- (sql/deploy/claim@v0.31.0.sql), and a drop of each function the new version added.
+-- (sql/deploy/claim@v0.32.0.sql), and a drop of each function the new version added.
 BEGIN;
 
 -- sql/engine/24_claim.sql: change `claim` — taking work: claim() leases due steps to a worker within their
 -- limits (SPEC 6, 12), renew() is the heartbeat that keeps a lease, renew_many() several heartbeats in one call.
--- Owns: claim, renew, renew_many, release; the limits' enforcement at claim time (_limited_queues, _limited_candidates, _admit);
+-- Owns: claim, renew, renew_many, release; the limits' enforcement at claim time (_limited_candidates, _admit);
 -- _claimable_exists, tick's question "would a claim take a step now?"; _refresh_claim_floor, tick's keeping of
 -- where claim's walk of queue 0 may start (cyclone_claim_floor), and _lower_claim_floor, release's and sweep's.
 -- Requires: 10_runs_tables.sql (cyclone_steps and its claim index cyclone_steps_claimable, cyclone_runs),
@@ -335,45 +335,46 @@ REVOKE ALL ON FUNCTION cyclone.claim(text,text[],integer,interval,text[]) FROM P
 GRANT EXECUTE ON FUNCTION cyclone.claim(text,text[],integer,interval,text[]) TO cyclone_worker;
 GRANT EXECUTE ON FUNCTION cyclone.claim(text,text[],integer,interval,text[]) TO cyclone_admin;
 
--- _limited_queues: the limited buckets that have available steps, each with its room now (_bucket_room,
--- 35_limits.sql: an estimate read without locks; _admit decides). The buckets are found by a skip scan of
--- the claim index (a recursive query, one descent per bucket), so a full bucket costs one descent whatever
--- its backlog. Used by _limited_candidates (claim) and _claimable_exists (tick).
-CREATE OR REPLACE FUNCTION cyclone._limited_queues(p_now timestamp with time zone)
-RETURNS TABLE(bucket bigint, room integer)
-LANGUAGE plpgsql
-STABLE
-AS $$
-BEGIN
-    RETURN QUERY
-    WITH RECURSIVE q(id) AS (
-        (SELECT s.queue_bucket FROM ONLY cyclone_steps s
-          WHERE s.state = 'available' AND s.queue_bucket > 0
-          ORDER BY s.queue_bucket LIMIT 1)
-        UNION ALL
-        SELECT (SELECT s.queue_bucket FROM ONLY cyclone_steps s
-                 WHERE s.state = 'available' AND s.queue_bucket > q.id
-                 ORDER BY s.queue_bucket LIMIT 1)
-          FROM q WHERE q.id IS NOT NULL)
-    SELECT q.id, cyclone._bucket_room(q.id, p_now) FROM q WHERE q.id IS NOT NULL;
-END
-$$;
-REVOKE ALL ON FUNCTION cyclone._limited_queues(timestamp with time zone) FROM PUBLIC;
+-- _limited_queues, which listed every queue with a step waiting and reckoned each one's room, went in 0.32.0:
+-- _limited_candidates reads the queues in the order it serves them, and _claimable_exists one at a time.
+DROP FUNCTION IF EXISTS cyclone._limited_queues(timestamp with time zone);
 
--- _limited_candidates: claim's candidates from the limited queues. For each queue with available steps, in
--- bucket order: a bucket with no room is skipped whole (its steps are never read) and marked held back;
--- from the others, the first due steps in claim order that pass claim's filters (handler, workflow, run
--- running) are locked FOR UPDATE SKIP LOCKED, up to the least of the bucket's room and p_limit. A step that
--- also takes another bucket with no room is passed over, not waited on (SPEC 12: no head-of-line blocking).
--- Such a step can also be held back in this very claim by its other bucket, which an earlier candidate
--- fills (only _admit knows), so a queue is read past its room by as many steps as took more than one
--- bucket, while it has more, up to p_limit (found by the state machine test over the SQL API,
--- tests/test_state_machine.py). Past p_limit, claim takes another round when _admit held candidates back
--- and the claim is short: p_read, the candidates of its earlier rounds, are not read again. So a held-back
--- step never keeps a claimable step behind it out of the batch.
+-- _limited_candidates: claim's candidates from the limited queues. For each queue it reads: a bucket with no
+-- room is skipped whole (its steps are never read) and marked held back; from the others, the first due
+-- steps in claim order that pass claim's filters (handler, workflow, run running) are locked FOR UPDATE SKIP
+-- LOCKED, up to the least of the bucket's room and p_limit. A step that also takes another bucket with no
+-- room is passed over, not waited on (SPEC 12: no head-of-line blocking). Such a step can also be held back
+-- in this very claim by its other bucket, which an earlier candidate fills (only _admit knows), so a queue is
+-- read past its room by as many steps as took more than one bucket, while it has more, up to p_limit (found
+-- by the state machine test over the SQL API, tests/test_state_machine.py). Past p_limit, claim takes
+-- another round when _admit held candidates back and the claim is short: p_read, the candidates of its
+-- earlier rounds, are not read again. So a held-back step never keeps a claimable step behind it out of the
+-- batch.
+-- Which queues it reads (0.32.0, issue 32: claims at scale). Until then every queue with a step waiting, in
+-- bucket order: with 1,000 keyed buckets waiting a claim(1) took 290 ms, with 10,000 14 s, and with 100,000
+-- it did not end (each queue's room taken in _admit, and the ids read so far scanned for each row read and
+-- copied for each queue). Now in the order _admit serves them (claim order: priority, then turns of one step
+-- a fairness group, groups least recently served first), so that it can stop once no unread queue can come
+-- first:
+--  1. The queues of the buckets '' (a limit without a key, or a missing key value), all of them: their steps
+--     may be in the group of steps with no keyed limit, whose turns interleave with queue 0's. One a limit.
+--  2. The keyed buckets, each a queue and a fairness group of its own, one priority at a time, best first,
+--     among the priorities with a limited step due (cyclone_steps_limited_priority: a descent a priority,
+--     and one more to pass a priority whose steps all wait for later): in the round-robin's order
+--     (cyclone_buckets_served), the queues with a step of that priority due, until p_limit queues have given
+--     candidates. Every step of a queue past them comes later in claim order: its priority is no better
+--     (a better one would have had its own walk first, and that walk read every queue with a step of it due,
+--     or stopped the claim), and at this one its group was served later. A queue is read once a claim.
+-- A bucket with no step due at the priority walked costs one descent of the claim index, so a claim's cost
+-- follows the buckets it reads up to its p_limit-th, not the buckets waiting. The worst cases: a priority
+-- whose few steps lie in buckets served last, and keyed buckets nearly all full (a per-key rate spent across
+-- every key): every keyed bucket is visited, a descent each and, where a step is due, its room, once a
+-- priority due (docs/performance.md, "Built in 0.32.0").
 -- A bucket this claim may fill with steps left in its queue is marked held back too: held_back makes the
 -- next slot given back wake idle workers (_release_slots, 35_limits.sql). The mark is written with SKIP
--- LOCKED: where another claim or a release holds the bucket row, it is left to them.
+-- LOCKED: where another claim or a release holds the bucket row, it is left to them. A walk that stopped
+-- early marks only the buckets it read: it stopped because it had read as many steps as the claim asks for,
+-- so its worker claims again at once.
 -- Returns the locked ids, queue by queue; _admit decides which are claimed.
 -- p_read came in 0.26.0: the function with four arguments is dropped.
 DROP FUNCTION IF EXISTS cyclone._limited_candidates(timestamp with time zone,text[],text[],integer);
@@ -387,23 +388,69 @@ RETURNS bigint[]
 LANGUAGE plpgsql
 AS $$
 DECLARE
-    v_queue record;
+    v_walk refcursor;
+    v_keyed boolean;     -- the walk of the keyed buckets (2), not the buckets '' (1)
+    v_priority int;      -- the priority walked
+    v_earliest timestamptz;
+    v_bucket bigint;
+    v_room int;
+    v_queues int := 0;   -- keyed queues that gave candidates
+    v_done bigint[] := '{}'::bigint[];  -- the keyed queues read
     v_ids bigint[] := '{}'::bigint[];
-    v_seen bigint[] := p_read;  -- the candidates of claim's earlier rounds, and this round's
+    v_here bigint[];     -- this queue's candidates so far (a step is in one queue only)
     v_full bigint[] := '{}'::bigint[];
     v_before int;
     v_take int;
     v_new bigint[];
+    v_id bigint;
     v_multi int;
     v_got int;
 BEGIN
-    FOR v_queue IN SELECT q.bucket, q.room FROM cyclone._limited_queues(p_now) q LOOP
-        IF v_queue.room = 0 THEN
-            v_full := v_full || v_queue.bucket;
+    v_keyed := false;
+    -- A probe of bucket_unique for each limit (LIMIT 1 keeps it one): as a join, the plan read the whole
+    -- index for bucket = '' (842 pages with 100,000 buckets).
+    OPEN v_walk FOR SELECT b.id FROM cyclone_limits l
+                     CROSS JOIN LATERAL (SELECT b.id FROM cyclone_buckets b
+                                          WHERE b.limit_name = l.name AND b.bucket = '' LIMIT 1) b;
+    LOOP
+        FETCH v_walk INTO v_bucket;
+        IF NOT FOUND THEN
+            CLOSE v_walk;
+            EXIT WHEN v_queues >= p_limit;
+            -- The next priority with a limited step due, after the one walked.
+            LOOP
+                SELECT s.priority, s.scheduled_at INTO v_priority, v_earliest
+                  FROM ONLY cyclone_steps s
+                 WHERE s.state = 'available' AND s.queue_bucket > 0
+                   AND s.priority > coalesce(v_priority, -2147483648)
+                 ORDER BY s.priority, s.scheduled_at
+                 LIMIT 1;
+                EXIT WHEN NOT FOUND OR v_earliest <= p_now;
+            END LOOP;
+            EXIT WHEN NOT FOUND;
+            v_keyed := true;
+            OPEN v_walk FOR SELECT b.id FROM cyclone_buckets b WHERE b.bucket <> ''
+                             ORDER BY b.served NULLS FIRST, b.id;
+            CONTINUE;
+        END IF;
+        IF v_keyed THEN
+            CONTINUE WHEN v_bucket = ANY (v_done);
+            PERFORM 1 FROM ONLY cyclone_steps s
+             WHERE s.queue_bucket = v_bucket AND s.state = 'available' AND s.priority = v_priority
+               AND s.scheduled_at <= p_now
+             LIMIT 1;
+        ELSE
+            PERFORM 1 FROM ONLY cyclone_steps s WHERE s.queue_bucket = v_bucket AND s.state = 'available' LIMIT 1;
+        END IF;
+        CONTINUE WHEN NOT FOUND;
+        v_room := cyclone._bucket_room(v_bucket, p_now);
+        IF v_room = 0 THEN
+            v_full := v_full || v_bucket;
             CONTINUE;
         END IF;
         v_before := cardinality(v_ids);
-        v_take := least(p_limit, v_queue.room);
+        v_here := '{}';
+        v_take := least(p_limit, v_room);
         LOOP
             SELECT coalesce(array_agg(c.id ORDER BY c.ord), '{}'::bigint[]), count(*) FILTER (WHERE c.multi)::int,
                    count(*)::int
@@ -412,8 +459,8 @@ BEGIN
                            row_number() OVER () AS ord
                       FROM (SELECT s.id, s.buckets
                               FROM ONLY cyclone_steps s
-                             WHERE s.queue_bucket = v_queue.bucket AND s.state = 'available' AND s.scheduled_at <= p_now
-                               AND NOT (s.id = ANY (v_seen))
+                             WHERE s.queue_bucket = v_bucket AND s.state = 'available' AND s.scheduled_at <= p_now
+                               AND NOT (s.id = ANY (v_here)) AND NOT (s.id = ANY (p_read))
                                AND (p_handlers IS NULL OR s.handler = ANY (p_handlers))
                                -- A scalar subquery, not EXISTS: a semi-join's generic plan drove
                                -- from cyclone_runs and sorted the whole queue (13 ms for 10,000).
@@ -421,12 +468,16 @@ BEGIN
                                       FROM ONLY cyclone_runs r WHERE r.id = s.run_id)
                                AND (cardinality(s.buckets) = 1
                                     OR NOT EXISTS (SELECT 1 FROM unnest(s.buckets) b(id)
-                                                    WHERE b.id <> v_queue.bucket AND cyclone._bucket_room(b.id, p_now) = 0))
+                                                    WHERE b.id <> v_bucket AND cyclone._bucket_room(b.id, p_now) = 0))
                              ORDER BY s.priority, s.scheduled_at, s.id
                              LIMIT v_take
                                FOR UPDATE OF s SKIP LOCKED) s) c;
-            v_ids := v_ids || v_new;
-            v_seen := v_seen || v_new;
+            -- One element at a time: PL/pgSQL appends a scalar in place, where
+            -- array || array copies the whole array.
+            FOREACH v_id IN ARRAY v_new LOOP
+                v_ids := v_ids || v_id;
+                v_here := v_here || v_id;
+            END LOOP;
             -- A step taking another bucket may yet be held back by it in this
             -- claim: read as many more, while the queue has them.
             EXIT WHEN v_multi = 0 OR v_got < v_take OR cardinality(v_ids) - v_before >= p_limit;
@@ -434,8 +485,18 @@ BEGIN
         END LOOP;
         -- As many as the bucket had room for: the steps after them are held
         -- back once these are claimed.
-        IF v_queue.room < p_limit AND cardinality(v_ids) - v_before >= v_queue.room THEN
-            v_full := v_full || v_queue.bucket;
+        IF v_room < p_limit AND cardinality(v_ids) - v_before >= v_room THEN
+            v_full := v_full || v_bucket;
+        END IF;
+        IF v_keyed THEN
+            v_done := v_done || v_bucket;
+            IF cardinality(v_ids) > v_before THEN
+                v_queues := v_queues + 1;
+                IF v_queues >= p_limit THEN
+                    CLOSE v_walk;
+                    EXIT;
+                END IF;
+            END IF;
         END IF;
     END LOOP;
     -- A full bucket with steps queued: the next slot given back wakes idle
@@ -699,8 +760,8 @@ REVOKE ALL ON FUNCTION cyclone._admit(bigint[],integer,timestamp with time zone)
 
 -- _claimable_exists: whether a claim with no handler or workflow filter would take a step now. tick() asks
 -- it and notifies cyclone_wakeup when it does (31_tick.sql). Queue 0 in claim order first (the claim index
--- answers with one entry), then the queues of buckets with room (_limited_queues); a step held back by a
--- full bucket is not work for a worker, so it wakes nobody. Reads only; locks nothing.
+-- answers with one entry), then the queues of buckets with room, one at a time; a step held back by a full
+-- bucket is not work for a worker, so it wakes nobody. Reads only; locks nothing.
 CREATE OR REPLACE FUNCTION cyclone._claimable_exists(p_now timestamp with time zone)
 RETURNS boolean
 LANGUAGE plpgsql
@@ -717,7 +778,21 @@ BEGIN
     IF FOUND THEN
         RETURN true;
     END IF;
-    FOR v_queue IN SELECT q.bucket FROM cyclone._limited_queues(p_now) q WHERE q.room > 0 LOOP
+    -- The queues one at a time, each bucket's room only when its turn comes: the first queue with room and a
+    -- due step ends it (until 0.32.0 every queue's room was reckoned first: 2.5 s a tick with 100,000).
+    FOR v_queue IN
+        WITH RECURSIVE q(id) AS (
+            (SELECT s.queue_bucket FROM ONLY cyclone_steps s
+              WHERE s.state = 'available' AND s.queue_bucket > 0
+              ORDER BY s.queue_bucket LIMIT 1)
+            UNION ALL
+            SELECT (SELECT s.queue_bucket FROM ONLY cyclone_steps s
+                     WHERE s.state = 'available' AND s.queue_bucket > q.id
+                     ORDER BY s.queue_bucket LIMIT 1)
+              FROM q WHERE q.id IS NOT NULL)
+        SELECT q.id FROM q WHERE q.id IS NOT NULL
+    LOOP
+        CONTINUE WHEN cyclone._bucket_room(v_queue, p_now) = 0;
         PERFORM 1 FROM ONLY cyclone_steps s
          WHERE s.queue_bucket = v_queue AND s.state = 'available' AND s.scheduled_at <= p_now
            AND (SELECT r.state = 'running' FROM ONLY cyclone_runs r WHERE r.id = s.run_id)

@@ -58,4 +58,7 @@ SELECT 1 / (pg_get_functiondef('cyclone.claim(text, text[], int, interval, text[
 -- 0.32.0: the keyed queues are read a priority at a time in the round-robin's order, up to p_limit.
 SELECT 1 / (pg_get_functiondef('cyclone._limited_candidates(timestamptz, text[], text[], int, bigint[])'::regprocedure)
             ~ 'ORDER BY b.served NULLS FIRST, b.id')::int;
+-- 0.33.0: a worker that serves one workflow claims from that workflow's part of queue 0.
+SELECT 1 / (pg_get_functiondef('cyclone.claim(text, text[], int, interval, text[])'::regprocedure)
+            ~ 's.workflow = v_workflow AND s.queue_bucket = 0')::int;
 ROLLBACK;
