@@ -130,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="smaller sizes")
     parser.add_argument("--smoke", action="store_true", help="tiny sizes: checks the machinery (tests/test_bench.py)")
     parser.add_argument("--drain", type=int, default=None, metavar="N",
-                        help="runs the drain drains (default 10,000): a longer drain holds the steady state, "
+                        help="how many runs the drain drains (default 10,000): a longer one holds the steady state, "
                              "the tick's work included")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
