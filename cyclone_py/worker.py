@@ -157,6 +157,11 @@ class Worker:
     (``App(..., backoff=..., on_error=..., max_reclaims=...)``); given here,
     they win.
 
+    ``workflows``: the names of the app's workflows this worker claims steps
+    of, each to be named (a child workflow too); None: all of them. A worker
+    of one workflow claims from that workflow's own queue, so the others'
+    backlogs cost its claims nothing. It registers the whole app either way.
+
     ``metrics_listen="HOST:PORT"`` serves the worker's Prometheus metrics
     there (``:PORT``: every interface; port 0: a free one, see
     ``metrics.url``) from start to shutdown; ``metrics`` is then the
@@ -181,6 +186,7 @@ class Worker:
         max_db_backoff: Duration = 30.0,
         prefetch: int | None = None,
         metrics_listen: str | None = None,
+        workflows: Sequence[str] | None = None,
     ) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
@@ -213,13 +219,14 @@ class Worker:
         # trip (see _prefetch_now).
         self.prefetch = prefetch
         self.max_db_backoff = to_seconds(max_db_backoff)
-        self.handlers = self.app.handler_names()
         # Claims are for these workflows only: another service's workflow may
         # share a handler name (SPEC 6, p_workflows).
-        self.workflows = self.app.workflow_names()
+        self.workflows = served_workflows(self.app, workflows)
+        served = [self.app[name] for name in self.workflows]
+        self.handlers = sorted({handler for wf in served for handler in wf.handlers})
         # (workflow, handler) of the async def handlers: they run on the event loop.
         self._async = {
-            (wf.name, handler) for wf in self.app for handler, fn in wf.handlers.items() if is_async_handler(fn)
+            (wf.name, handler) for wf in served for handler, fn in wf.handlers.items() if is_async_handler(fn)
         }
         # Whether the latest claim's steps get spans (tracing.recording(), asked once a claim).
         self._traced = False
@@ -228,7 +235,7 @@ class Worker:
         # The worker's Prometheus metrics, when served; None: nothing is counted.
         self.metrics: WorkerMetrics | None = None
         if self.metrics_listen is not None:
-            steps = [(wf.name, n.name) for wf in self.app for n in wf.nodes.values() if n.kind == "task"]
+            steps = [(wf.name, n.name) for wf in served for n in wf.nodes.values() if n.kind == "task"]
             self.metrics = WorkerMetrics(self.name, steps)
 
         self.started = threading.Event()
@@ -1281,6 +1288,24 @@ def _as_dsns(dsn: str | Sequence[str] | None) -> tuple[str, ...]:
     if len(set(dsns)) < len(dsns):
         raise ValueError("the same DSN is given twice")
     return dsns
+
+
+def served_workflows(app: App, names: Sequence[str] | None) -> list[str]:
+    """The workflows a worker claims steps of: ``names``, each one the app
+    declares, or (None) every one of them."""
+    declared = app.workflow_names()
+    if names is None:
+        return declared
+    if isinstance(names, str):
+        raise TypeError("workflows must be a sequence of names, not a string")
+    chosen = sorted(set(names))
+    if not chosen:
+        raise ValueError("workflows must name at least one workflow (None serves them all)")
+    unknown = [name for name in chosen if name not in app]
+    if unknown:
+        raise ValueError(f"the app declares no workflow {', '.join(map(repr, unknown))} "
+                         f"(its workflows: {', '.join(declared) or 'none'})")
+    return chosen
 
 
 def _shards(worker: str, dsns: Sequence[str]) -> list[Shard]:

@@ -23,7 +23,7 @@ from uuid import UUID
 import psycopg
 import pytest
 from click.testing import CliRunner, Result
-from helpers import ok, one_line_error, wait_for
+from helpers import ok, one_line_error, terminal, wait_for
 
 from cyclone_py import App, Client, Permanent, Worker, Workflow, cli
 from cyclone_py.cli import runs as cli_runs
@@ -505,6 +505,8 @@ def test_submit_wait_json_prints_a_json_object_on_timeout(invoke: Callable[..., 
         (["worker", "--app", "apps.basic:app", "--metrics-listen", "nonsense"], "'nonsense' is not HOST:PORT"),
         (["worker", "--app", "apps.basic:app", "--metrics-listen", "127.0.0.1:65536"], "is not HOST:PORT"),
         (["worker", "--app", "apps.basic:app", "--log-format", "xml"], "invalid value for '--log-format'"),
+        (["worker", "--app", "apps.basic:app", "--workflow", "basic", "--workflow", "nosuch"],
+         "cyclone: --workflow: the app declares no workflow 'nosuch' (its workflows: basic)"),
     ],
 )
 def test_bad_values_are_refused_before_connecting(args: list[str], expected: str) -> None:
@@ -680,6 +682,38 @@ def test_worker_command_runs_an_app_until_sigterm(dsn: str, client: Client, tmp_
     assert "worker started" in text and "poll_interval=0.1" in text and "worker stopped" in text
     assert "prefetch=0" in text
     assert "Traceback" not in text
+
+
+@pytest.mark.slow
+def test_worker_command_with_workflow_claims_steps_of_that_workflow_only(
+        dsn: str, client: Client, tmp_path: Path) -> None:
+    """``--workflow`` narrows what the worker claims to the workflows named:
+    apps.policy declares two, and the other one's step is never taken."""
+    from apps.policy import app, flaky, perm
+
+    for name, definition in app.definitions():
+        client.define_workflow(name, definition)
+    skipped, served = client.submit(flaky), client.submit(perm)  # the skipped one first in claim order
+    log = tmp_path / "worker.log"
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "CYCLONE_DSN", "DATABASE_URL")}
+    env.update(CYCLONE_DSN=dsn, CYCLONE_POLL_INTERVAL="100ms", CYCLONE_TEST_DIR=str(tmp_path))
+    with open(log, "w") as fh:
+        proc = subprocess.Popen([str(CYCLONE), "worker", "--app", "apps.policy:app", "--workflow", "policy_perm"],
+                                cwd=TESTS, env=env, stdout=fh, stderr=subprocess.STDOUT)
+        try:
+            assert wait_for(lambda: terminal(client, served), what="the served run").state == "failed"
+            later = client.submit(flaky)  # its wake-up reaches the listener, which claims too
+            time.sleep(0.5)
+            proc.send_signal(signal.SIGTERM)
+            assert proc.wait(20) == 0
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(10)
+    for run_id in (skipped, later):
+        step = client.steps(run_id)[0]
+        assert (step.state, step.attempt) == ("available", 0), log.read_text()
+    assert "workflows=['policy_perm']" in log.read_text()
 
 
 def test_a_metrics_port_in_use_is_one_line_before_any_claim(dsn: str, client: Client) -> None:

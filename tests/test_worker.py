@@ -780,6 +780,42 @@ def test_two_services_sharing_a_handler_name_never_take_each_others_steps(
             assert step_of(client, run_id, "prepare").attempt == 1
 
 
+@pytest.mark.slow
+def test_a_worker_given_some_of_its_apps_workflows_claims_steps_of_those_only(
+    workers: list[Worker], dsn: str, client: Client
+) -> None:
+    orders, billing, shipping = _service("orders"), _service("billing"), _service("shipping")
+    app = App(orders, billing, shipping)
+    for wf in app:
+        client.define_workflow(wf.name, wf.definition())
+    billing_runs = client.submit_many(billing, [{}] * 3)  # first in claim order
+    served_runs = client.submit_many(shipping, [{}] * 3) + client.submit_many(orders, [{}] * 3)
+
+    w = start(workers, app, dsn, workflows=["shipping", "orders", "orders"])
+    assert (w.workflows, w.handlers) == (["orders", "shipping"], ["prepare"])
+    assert w.registry_info["workflows"] == ["orders", "shipping"]
+    for run_id in served_runs:
+        assert wait_for(lambda: terminal(client, run_id), what="run").state == "completed"
+    # Now submitted, so that the wake-up reaches the listener, which claims too.
+    billing_runs += client.submit_many(billing, [{}])
+    last = client.submit(orders, {})
+    assert wait_for(lambda: terminal(client, last), what="orders run").state == "completed"
+    for run_id in billing_runs:
+        step = step_of(client, run_id, "prepare")
+        assert (step.state, step.attempt) == ("available", 0), "a worker of orders and shipping took a billing step"
+
+
+def test_a_worker_refuses_workflows_its_app_does_not_declare() -> None:
+    app = App(_service("orders"), _service("billing"))
+    with pytest.raises(ValueError, match=r"the app declares no workflow 'nosuch' \(its workflows: billing, orders\)"):
+        Worker(app, "dbname=unused", workflows=["orders", "nosuch"])
+    with pytest.raises(ValueError, match="at least one workflow"):
+        Worker(app, "dbname=unused", workflows=[])
+    with pytest.raises(TypeError, match="not a string"):
+        Worker(app, "dbname=unused", workflows="orders")
+    assert Worker(app, "dbname=unused").workflows == ["billing", "orders"]
+
+
 def test_an_outage_is_one_warning_and_one_line_when_the_database_answers_again(
         caplog: pytest.LogCaptureFixture) -> None:
     """However many threads and retries fail while the database is gone (a

@@ -44,6 +44,9 @@ def import_app(spec: str) -> Any:
 @click.command("worker")
 @click.option("--app", "app_spec", required=True, envvar="CYCLONE_APP", show_envvar=True, metavar="MODULE:ATTR",
               help="The App (or Workflow) to serve, imported with the working directory on sys.path.")
+@click.option("--workflow", "workflows", metavar="NAME", multiple=True, envvar="CYCLONE_WORKFLOWS", show_envvar=True,
+              help="Claim steps of this workflow of the app only; repeat it for several. Default: every workflow "
+                   "the app declares.")
 @click.option("--concurrency", type=click.IntRange(min=1), default=10, show_default=True,
               envvar="CYCLONE_CONCURRENCY", show_envvar=True, help="Handlers run at once.")
 @click.option("--lease-ttl", type=Duration(bare_seconds=True, positive=True), default="30s", show_default=True,
@@ -58,7 +61,7 @@ def import_app(spec: str) -> Any:
                    "Default: the app's max_reclaims, else 0.")
 @click.option("--prefetch", type=click.IntRange(min=0), default=None, envvar="CYCLONE_PREFETCH", show_envvar=True,
               help="Steps leased beyond the running ones (0 = none). Default: adaptive, between "
-                   "--concurrency and 20 x --concurrency.")
+                   "--concurrency and 50 x --concurrency (at most 500).")
 @click.option("--shutdown-grace", type=Duration(bare_seconds=True), default="30s", show_default=True,
               envvar="CYCLONE_SHUTDOWN_GRACE", show_envvar=True, metavar="DURATION",
               help="After SIGTERM, how long in-flight handlers may finish.")
@@ -77,6 +80,7 @@ def worker(
     settings: Settings,
     dsns: tuple[str, ...],
     app_spec: str,
+    workflows: tuple[str, ...],
     concurrency: int,
     lease_ttl: timedelta,
     poll_interval: timedelta,
@@ -91,14 +95,16 @@ def worker(
     """Run a worker for an app's workflows.
 
     Claims and runs the steps of the App's (or Workflow's) handlers until
-    stopped. With --dsn repeated after the command, one worker serves every
-    database given (the shards of a sharded Cyclone), running tick() on each
-    and sharing its --concurrency handlers fairly among those with steps due.
+    stopped; with --workflow, of the workflows named only. With --dsn
+    repeated after the command, one worker serves every database given (the
+    shards of a sharded Cyclone), running tick() on each and sharing its
+    --concurrency handlers fairly among those with steps due.
 
     The first SIGTERM (or Ctrl-C) stops claiming and lets in-flight handlers
     finish within --shutdown-grace; a second one exits at once.
     """
-    from cyclone_py.worker import Worker
+    from cyclone_py.worker import Worker, served_workflows
+    from cyclone_py.workflow import as_app
 
     log_to_stderr(log_level, log_format)
     # The worker reports a lost database itself, once (its own log lines);
@@ -106,6 +112,11 @@ def worker(
     if logging.getLogger().level > logging.DEBUG:
         logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
     app = import_app(app_spec)
+    if workflows:
+        try:  # before the databases: a name the app does not declare is the command line's mistake
+            served_workflows(as_app(app), workflows)
+        except ValueError as exc:
+            fail(f"--workflow: {exc}")
     targets = list(dsns) or [settings.dsn(start=True)]  # a worker serves the database: it may start it
     for target in targets:
         try:
@@ -123,6 +134,7 @@ def worker(
         name=name,
         prefetch=prefetch,
         metrics_listen=metrics_listen,
+        workflows=workflows or None,
     )
     # What exists now (the modules, the app, the worker) lives as long as the process: out of the garbage
     # collector's way, its collections walk only what the steps make. The worker's CPU a step 0.7x in a
