@@ -2,4 +2,4 @@
 any module may name it (the worker tells the registry which release it runs), and read by the build
 (pyproject.toml) without importing the package."""
 
-__version__ = "0.33.0"
+__version__ = "0.34.0"

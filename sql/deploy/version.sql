@@ -1,5 +1,5 @@
 -- Deploy cyclone:version
--- requires: version@v0.32.0 schema
+-- requires: version@v0.33.0 schema
 -- A complete copy of sql/engine/47_version.sql, written by scripts/rework.py: read and edit that file, not this one.
 BEGIN;
 
@@ -14,7 +14,7 @@ BEGIN;
 -- This file is the change's complete current source; edit it here and ship it with
 -- `make rework CHANGE=version NOTE="..."` (docs/architecture.md, Changing the engine).
 
--- version: the engine's release, as the package names it ("0.33.0"). SECURITY DEFINER with a pinned
+-- version: the engine's release, as the package names it ("0.34.0"). SECURITY DEFINER with a pinned
 -- search_path as every public function (it reads nothing, but the access tests hold every one to it).
 CREATE OR REPLACE FUNCTION cyclone.version()
 RETURNS text
@@ -23,9 +23,9 @@ IMMUTABLE
 SECURITY DEFINER
 SET search_path = cyclone, pg_temp
 AS $$
-    SELECT '0.33.0'::text
+    SELECT '0.34.0'::text
 $$;
-COMMENT ON FUNCTION cyclone.version() IS 'The release of the engine deployed in this database, e.g. ''0.33.0''.';
+COMMENT ON FUNCTION cyclone.version() IS 'The release of the engine deployed in this database, e.g. ''0.34.0''.';
 REVOKE ALL ON FUNCTION cyclone.version() FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cyclone.version() TO cyclone_worker, cyclone_client, cyclone_admin;
 

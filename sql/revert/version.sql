@@ -1,5 +1,5 @@
 -- Revert cyclone:version to its previous version: the deploy script it had before
--- (sql/deploy/version@v0.32.0.sql), and a drop of each function the new version added.
+-- (sql/deploy/version@v0.33.0.sql), and a drop of each function the new version added.
 BEGIN;
 
 -- sql/engine/47_version.sql: change `version` — which release of the engine a database holds.
@@ -13,7 +13,7 @@ BEGIN;
 -- This file is the change's complete current source; edit it here and ship it with
 -- `make rework CHANGE=version NOTE="..."` (docs/architecture.md, Changing the engine).
 
--- version: the engine's release, as the package names it ("0.32.0"). SECURITY DEFINER with a pinned
+-- version: the engine's release, as the package names it ("0.33.0"). SECURITY DEFINER with a pinned
 -- search_path as every public function (it reads nothing, but the access tests hold every one to it).
 CREATE OR REPLACE FUNCTION cyclone.version()
 RETURNS text
@@ -22,9 +22,9 @@ IMMUTABLE
 SECURITY DEFINER
 SET search_path = cyclone, pg_temp
 AS $$
-    SELECT '0.32.0'::text
+    SELECT '0.33.0'::text
 $$;
-COMMENT ON FUNCTION cyclone.version() IS 'The release of the engine deployed in this database, e.g. ''0.32.0''.';
+COMMENT ON FUNCTION cyclone.version() IS 'The release of the engine deployed in this database, e.g. ''0.33.0''.';
 REVOKE ALL ON FUNCTION cyclone.version() FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cyclone.version() TO cyclone_worker, cyclone_client, cyclone_admin;
 
