@@ -15,6 +15,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -657,27 +658,34 @@ def test_console_script_unreachable_database(tmp_path: Path) -> None:
     assert "database unavailable" in line
 
 
-def test_worker_command_runs_an_app_until_sigterm(dsn: str, client: Client, tmp_path: Path) -> None:
-    """``cyclone worker`` imports ``apps.basic:app`` from its working directory
-    (no PYTHONPATH), runs a run to completion, and stops cleanly on SIGTERM."""
-    log = tmp_path / "worker.log"
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "CYCLONE_DSN", "DATABASE_URL")}
-    env.update(CYCLONE_DSN=dsn, CYCLONE_POLL_INTERVAL="100ms", CYCLONE_LEASE_TTL="5", CYCLONE_SHUTDOWN_GRACE="5s")
+@contextmanager
+def worker_process(dsn: str, log: Path, *args: str, **env: str) -> Iterator[subprocess.Popen[bytes]]:
+    """``cyclone worker ARGS`` run from tests/ (no PYTHONPATH) on ``dsn`` with ``env`` besides, its output in
+    ``log``; at the end of the block it must stop cleanly on SIGTERM (it is killed if the block failed)."""
+    environ = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "CYCLONE_DSN", "DATABASE_URL")}
+    environ.update(CYCLONE_DSN=dsn, CYCLONE_POLL_INTERVAL="100ms", **env)
     with open(log, "w") as fh:
-        proc = subprocess.Popen(
-            [str(CYCLONE), "worker", "--app", "apps.basic:app", "--concurrency", "2", "--prefetch", "0"],
-            cwd=TESTS, env=env, stdout=fh, stderr=subprocess.STDOUT,
-        )
+        proc = subprocess.Popen([str(CYCLONE), "worker", *args], cwd=TESTS, env=environ, stdout=fh,
+                                stderr=subprocess.STDOUT)
         try:
-            run_id = client.submit("basic", {"n": 9})
-            run = wait_for(lambda: (r := client.get_run(run_id)).terminal and r, what="the worker to run the step")
-            assert (run.state, run.output) == ("completed", {"only": {"n": 9}})
+            yield proc
             proc.send_signal(signal.SIGTERM)
             assert proc.wait(20) == 0
         finally:
             if proc.poll() is None:
                 proc.kill()
                 proc.wait(10)
+
+
+def test_worker_command_runs_an_app_until_sigterm(dsn: str, client: Client, tmp_path: Path) -> None:
+    """``cyclone worker`` imports ``apps.basic:app`` from its working directory
+    (no PYTHONPATH), runs a run to completion, and stops cleanly on SIGTERM."""
+    log = tmp_path / "worker.log"
+    with worker_process(dsn, log, "--app", "apps.basic:app", "--concurrency", "2", "--prefetch", "0",
+                        CYCLONE_LEASE_TTL="5", CYCLONE_SHUTDOWN_GRACE="5s"):
+        run_id = client.submit("basic", {"n": 9})
+        run = wait_for(lambda: (r := client.get_run(run_id)).terminal and r, what="the worker to run the step")
+        assert (run.state, run.output) == ("completed", {"only": {"n": 9}})
     text = log.read_text()
     assert "worker started" in text and "poll_interval=0.1" in text and "worker stopped" in text
     assert "prefetch=0" in text
@@ -695,21 +703,11 @@ def test_worker_command_with_workflow_claims_steps_of_that_workflow_only(
         client.define_workflow(name, definition)
     skipped, served = client.submit(flaky), client.submit(perm)  # the skipped one first in claim order
     log = tmp_path / "worker.log"
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "CYCLONE_DSN", "DATABASE_URL")}
-    env.update(CYCLONE_DSN=dsn, CYCLONE_POLL_INTERVAL="100ms", CYCLONE_TEST_DIR=str(tmp_path))
-    with open(log, "w") as fh:
-        proc = subprocess.Popen([str(CYCLONE), "worker", "--app", "apps.policy:app", "--workflow", "policy_perm"],
-                                cwd=TESTS, env=env, stdout=fh, stderr=subprocess.STDOUT)
-        try:
-            assert wait_for(lambda: terminal(client, served), what="the served run").state == "failed"
-            later = client.submit(flaky)  # its wake-up reaches the listener, which claims too
-            time.sleep(0.5)
-            proc.send_signal(signal.SIGTERM)
-            assert proc.wait(20) == 0
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait(10)
+    with worker_process(dsn, log, "--app", "apps.policy:app", "--workflow", "policy_perm",
+                        CYCLONE_TEST_DIR=str(tmp_path)):
+        assert wait_for(lambda: terminal(client, served), what="the served run").state == "failed"
+        later = client.submit(flaky)  # its wake-up reaches the listener, which claims too
+        time.sleep(0.5)
     for run_id in (skipped, later):
         step = client.steps(run_id)[0]
         assert (step.state, step.attempt) == ("available", 0), log.read_text()
