@@ -159,8 +159,9 @@ class Worker:
 
     ``workflows``: the names of the app's workflows this worker claims steps
     of, each to be named (a child workflow too); None: all of them. A worker
-    of one workflow claims from that workflow's own queue, so the others'
-    backlogs cost its claims nothing. It registers the whole app either way.
+    of one workflow claims its steps without a limit from a queue of their
+    own, so the others' backlogs there cost its claims nothing. It registers
+    the whole app either way.
 
     ``metrics_listen="HOST:PORT"`` serves the worker's Prometheus metrics
     there (``:PORT``: every interface; port 0: a free one, see
