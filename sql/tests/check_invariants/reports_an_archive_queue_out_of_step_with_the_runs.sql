@@ -36,5 +36,7 @@ SELECT is((SELECT count(*)::int FROM cyclone.check_invariants() WHERE invariant 
           'entries for a live run and for no run');
 ROLLBACK TO SAVEPOINT s;
 
-SELECT * FROM finish();
+-- No finish(): each ROLLBACK TO SAVEPOINT above also rolls back pgTAP's record of the tests run
+-- in it, so finish() would count only those before the first savepoint; pg_prove checks the plan
+-- against the ok lines printed.
 ROLLBACK;

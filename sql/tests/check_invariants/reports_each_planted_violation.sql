@@ -75,5 +75,7 @@ UPDATE cyclone.cyclone_runs SET parent_step_id = :b WHERE id = :'child';
 SELECT isnt_empty($$SELECT pg_temp.found('child_run_without_parent')$$, 'a child run whose parent node is not a child node');
 ROLLBACK TO SAVEPOINT t;
 
-SELECT * FROM finish();
+-- No finish(): each ROLLBACK TO SAVEPOINT above also rolls back pgTAP's record of the tests run
+-- in it, so finish() would count only those before the first savepoint; pg_prove checks the plan
+-- against the ok lines printed.
 ROLLBACK;
