@@ -39,13 +39,13 @@ if ((jobs == 1)); then
 fi
 
 dbs=("$DB")
+for ((j = 1; j < jobs; j++)); do dbs+=("${DB}_$j"); done
 out=$(mktemp -d)
+trap 'for d in "${dbs[@]}"; do drop_db "$d"; done; rm -rf "$out"' EXIT
 for ((j = 1; j < jobs; j++)); do
-  dbs+=("${DB}_$j")
   drop_db "${dbs[j]}"
   admin_psql -c "CREATE DATABASE \"${dbs[j]}\" TEMPLATE \"$DB\""
 done
-trap 'for d in "${dbs[@]}"; do drop_db "$d"; done; rm -rf "$out"' EXIT
 pids=()
 for ((j = 0; j < jobs; j++)); do
   share=()
