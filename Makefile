@@ -38,11 +38,9 @@ check-python: bootstrap
 typescript-client: bootstrap
 	@scripts/typescript-client.sh
 
-# Three processes (pytest-xdist, a file per process at a time) on two cores: the tests mostly wait on the
-# database and on workers (two processes left the cores idle 40-60% of the run; three took the suite from
-# 9:00 to 7:12 on one machine). Those that restart the embedded cluster the others use (marker alone) run
-# after, by themselves.
-PYTEST_PARALLEL := -n 3 --dist loadfile
+# Two processes (pytest-xdist, a file per process at a time): the tests mostly wait on the database and on
+# workers. Those that restart the embedded cluster the others use (marker alone) run after, by themselves.
+PYTEST_PARALLEL := -n 2 --dist loadfile
 
 pytest: db
 	@$(VENV)/bin/pytest -q $(PYTEST_PARALLEL) -m "not alone"
